@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The one entry point:  make -f Kbuild.mk [TARGET] [VAR=value...]
+#
+# The flow, one stage per folder:
+#   kernel-patches/  the series         -> tools/kernel-tree -> build/patched
+#   tools/           configure (gate)   -> build/out/
+#   selftests/       how we know
+#
+# Targets:
+#   all (default)  install packages, prepare the trees, run the gate on
+#                  the example fragments (examples/*.Kconfig)
+#   deps           install the Debian packages that are missing
+#   trees          unpack the pristine tree and the patched tree
+#   git-tree       the pristine tree as git, with the series applied by git am
+#   gate           run the gate on FRAGMENTS (default: examples/*.Kconfig)
+#   check          the whole test suite (selftests/)
+#   clean          remove build/
+#
+# Variables (also read from the environment):
+#   BUILD        build folder (default: build)
+#   KERNEL_SRC   your own kernel tree, used instead of the Debian tarball
+#   TARBALL      the kernel tarball (default: /usr/src/linux-source-6.1.tar.xz)
+#   FRAGMENTS    Kconfig fragments for "gate"
+#   PYTEST_ARGS  extra arguments for pytest in "check", e.g. -k werror
+
+TOP        := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+BUILD      ?= $(TOP)/build
+TARBALL    ?= /usr/src/linux-source-6.1.tar.xz
+FRAGMENTS  ?= $(wildcard $(TOP)/examples/*.Kconfig)
+PYTHON3    := /usr/bin/python3
+PYTEST_ARGS ?=
+
+export BUILD KERNEL_SRC TARBALL
+
+.PHONY: all deps trees git-tree gate check clean help
+
+all: deps trees
+	@$(MAKE) -f $(TOP)/Kbuild.mk --no-print-directory gate GATE_DEMO=1
+
+deps:
+	@$(TOP)/tools/install-deps
+
+trees: deps
+	@$(TOP)/tools/kernel-tree pristine patched
+
+git-tree: deps
+	@$(TOP)/tools/kernel-tree git
+
+# The example fragments include some with unmet selects on purpose, so the
+# demo accepts findings (exit 1), but not errors (exit 2).
+gate: trees
+	@echo "== gate: KCONFIG_WERROR=1 allnoconfig on each fragment"
+	@$(PYTHON3) $(TOP)/tools/kconfig-gate --srctree $(BUILD)/patched \
+		--out $(BUILD)/out/gate --json $(BUILD)/out/gate.json \
+		$(FRAGMENTS) $(if $(GATE_DEMO),|| [ $$? -eq 1 ])
+	@echo "== results: $(BUILD)/out/gate.json"
+
+check: deps trees git-tree
+	@cd $(TOP) && $(PYTHON3) -m pytest -v -p no:cacheprovider selftests $(PYTEST_ARGS)
+
+clean:
+	rm -rf $(BUILD)
+
+help:
+	@sed -n '3,/^$$/s/^# \{0,1\}//p' $(TOP)/Kbuild.mk

@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Shared helpers: the trees under build/ and a make runner for them.
+
+The trees are made by "make -f Kbuild.mk trees git-tree" (tools/kernel-tree):
+build/pristine is the distro kernel as shipped, build/patched carries the
+series (patch -p1), build/git carries it as git commits (git am).
+"""
+
+import hashlib
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+TOP = Path(__file__).resolve().parent.parent
+BUILD = Path(os.environ.get('BUILD', TOP / 'build'))
+PRISTINE = BUILD / 'pristine'
+PATCHED = BUILD / 'patched'
+GIT = BUILD / 'git'
+SERIES_DIR = TOP / 'kernel-patches' / '6.1'
+FRAGMENTS = Path(__file__).resolve().parent / 'fragments'
+EXAMPLES = TOP / 'examples'
+
+CROSS_COMPILE = {'arm': 'arm-linux-gnueabi-'}
+
+# Variables of the caller's environment that would change kconfig's result
+KCONFIG_ENV = ('KCONFIG_WERROR', 'KCONFIG_ALLCONFIG', 'KCONFIG_SEED',
+               'KCONFIG_CONFIG', 'KBUILD_KCONFIG', 'KCONFIG_PROBABILITY',
+               'KCONFIG_WARN_UNKNOWN_SYMBOLS', 'ARCH', 'CROSS_COMPILE',
+               'KBUILD_DEFCONFIG', 'O', 'MAKEFLAGS', 'MFLAGS', 'MAKELEVEL')
+
+UNMET_RE = re.compile(r'unmet direct dependencies detected for (\w+)')
+
+
+def kmake(tree, out, *targets, arch='x86', env=None, stdin=subprocess.DEVNULL,
+          jobs=1):
+    """Run make in @tree with O=@out; return the CompletedProcess.
+
+    stdout and stderr are merged into .stdout, in order.
+    """
+    cmd = ['make', '-s', '-C', str(tree), 'O=%s' % out, 'ARCH=%s' % arch,
+           '-j%d' % jobs]
+    if arch in CROSS_COMPILE:
+        cmd.append('CROSS_COMPILE=' + CROSS_COMPILE[arch])
+    cmd += list(targets)
+    e = {k: v for k, v in os.environ.items() if k not in KCONFIG_ENV}
+    e.update(env or {})
+    return subprocess.run(cmd, env=e, stdin=stdin, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True)
+
+
+def unmet_reports(text):
+    """The symbols named by 'unmet direct dependencies' lines, in order."""
+    return UNMET_RE.findall(text)
+
+
+def snapshot(out):
+    """Contents of .config, .config.old, include/config and
+    include/generated under @out, as {relative path: sha256}."""
+    out = Path(out)
+    files = {}
+    for name in ('.config', '.config.old'):
+        if (out / name).exists():
+            files[name] = hashlib.sha256((out / name).read_bytes()).hexdigest()
+    for d in ('include/config', 'include/generated'):
+        for p in sorted((out / d).rglob('*')):
+            if p.is_file():
+                files[str(p.relative_to(out))] = \
+                    hashlib.sha256(p.read_bytes()).hexdigest()
+    return files
+
+
+def seed105_allconfig(path):
+    """The KCONFIG_ALLCONFIG of BASELINE.md's real unmet select."""
+    path.write_text('CONFIG_ARCH_MULTI_V7=y\nCONFIG_ARCH_QCOM=y\n'
+                    'CONFIG_COMPILE_TEST=n\n')
+    return path
+
+
+@pytest.fixture(scope='session', autouse=True)
+def trees():
+    for t in (PRISTINE, PATCHED):
+        if not (t / '.kernel-tree-key').exists():
+            pytest.exit('%s missing: run "make -f Kbuild.mk trees" first' % t,
+                        returncode=2)

@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Kconfig fragments that source the tree: Torvalds's example, and ARM.
+
+Torvalds's 2010 example, verbatim: a Mykconfig that selects USB and then
+sources "Kconfig", run as "KBUILD_KCONFIG=Mykconfig make allnoconfig".
+"""
+
+from conftest import (EXAMPLES, PATCHED, PRISTINE, kmake, unmet_reports)
+
+MYKCONFIG = 'config MYCONFIG\n\tbool\n\tdefault y\n\tselect USB\n\n' \
+            'source "Kconfig"\n'
+
+
+def run_mykconfig(tree, tmp_path, env=None):
+    out = tmp_path / 'out'
+    out.mkdir()
+    # conf runs in the output folder, so "Mykconfig" is found there,
+    # and "Kconfig" in the source tree.
+    (out / 'Mykconfig').write_text(MYKCONFIG)
+    env = dict(env or {}, KBUILD_KCONFIG='Mykconfig')
+    return out, kmake(tree, out, 'allnoconfig', env=env)
+
+
+def test_torvalds_example_stock_fails(tmp_path):
+    """The baseline: stock 6.1 cannot parse the example at all."""
+    _, ps = run_mykconfig(PRISTINE, tmp_path)
+    assert ps.returncode != 0
+    assert 'Kconfig:7: syntax error' in ps.stdout
+
+
+def test_torvalds_example(tmp_path):
+    out, ps = run_mykconfig(PATCHED, tmp_path)
+    assert ps.returncode == 0, ps.stdout
+    assert unmet_reports(ps.stdout) == ['USB']
+    assert ('Mykconfig:4: warning: MYCONFIG selects USB, '
+            'whose direct dependencies are unmet') in ps.stdout
+    assert 'drivers/usb/Kconfig:44: note: USB depends on [n]: ' \
+           'USB_SUPPORT [=n]' in ps.stdout
+    assert 'kconfig: 1 select with unmet direct dependencies' in ps.stdout
+    config = (out / '.config').read_text()
+    # the title of the sourced top-level Kconfig
+    assert '# Linux/x86 6.1.' in config.splitlines()[2]
+    assert 'CONFIG_USB=y\n' in config
+    assert '# CONFIG_USB_SUPPORT is not set\n' in config
+
+
+def test_torvalds_example_werror(tmp_path):
+    out, ps = run_mykconfig(PATCHED, tmp_path, {'KCONFIG_WERROR': '1'})
+    assert ps.returncode != 0
+    assert unmet_reports(ps.stdout) == ['USB']
+    assert not (out / '.config').exists()
+
+
+def test_fixed_fragment_passes(tmp_path):
+    """Adding what the warning names clears it."""
+    ps = kmake(PATCHED, tmp_path, 'allnoconfig',
+               env={'KCONFIG_WERROR': '1',
+                    'KBUILD_KCONFIG': str(EXAMPLES / 'torvalds-usb-fixed.Kconfig')})
+    assert ps.returncode == 0, ps.stdout
+    assert unmet_reports(ps.stdout) == []
+    assert 'CONFIG_USB=y\n' in (tmp_path / '.config').read_text()
+
+
+def test_arm_fragment(tmp_path):
+    frag = EXAMPLES / 'arm-qcom-unmet.Kconfig'
+    ps = kmake(PATCHED, tmp_path, 'allnoconfig', arch='arm',
+               env={'KBUILD_KCONFIG': str(frag)})
+    assert ps.returncode == 0, ps.stdout
+    assert unmet_reports(ps.stdout) == ['ARCH_MULTI_V7', 'PINCTRL_MSM8960']
+    assert ('%s:7: warning: MY_QCOM_BOARD selects ARCH_MULTI_V7, whose '
+            'direct dependencies are unmet' % frag) in ps.stdout
+    assert 'arch/arm/Kconfig:374: note: ARCH_MULTI_V7 depends on [n]: ' \
+           'MMU [=n]' in ps.stdout
+    assert ('%s:9: warning: MY_QCOM_BOARD selects PINCTRL_MSM8960' % frag) \
+        in ps.stdout
+    # the same once more, with the gate
+    ps = kmake(PATCHED, tmp_path / 'w', 'allnoconfig', arch='arm',
+               env={'KBUILD_KCONFIG': str(frag), 'KCONFIG_WERROR': '1'})
+    assert ps.returncode != 0
+    assert not (tmp_path / 'w' / '.config').exists()

@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: GPL-2.0
+"""KCONFIG_WERROR fails every mode that makes a configuration, and nothing
+that exists is touched.
+
+Stock 6.1 checked for unmet selects before conf_write() printed them, so
+allnoconfig, allyesconfig, allmodconfig, alldefconfig and randconfig
+exited 0 and wrote the .config.
+"""
+
+import pytest
+
+from conftest import FRAGMENTS, PATCHED, PRISTINE, kmake, \
+    seed105_allconfig, snapshot, unmet_reports
+
+FRAGMENT = str(FRAGMENTS / 'always-unmet.Kconfig')
+MODES = ['allnoconfig', 'allyesconfig', 'allmodconfig', 'alldefconfig',
+         'randconfig', 'defconfig', 'olddefconfig', 'oldconfig', 'syncconfig']
+
+
+def existing_config(tree, out):
+    """An existing configuration: .config and include/config/ written by
+    earlier runs without KCONFIG_WERROR, .config then edited by hand so that
+    any rewrite would show."""
+    env = {'KBUILD_KCONFIG': FRAGMENT}
+    assert kmake(tree, out, 'alldefconfig', env=env).returncode == 0
+    assert kmake(tree, out, 'syncconfig', env=env).returncode == 0
+    with open(out / '.config', 'a') as f:
+        f.write('# edited by hand\n')
+    return snapshot(out)
+
+
+@pytest.mark.parametrize('mode', MODES)
+def test_mode_fails_and_keeps_config(tmp_path, mode):
+    before = existing_config(PATCHED, tmp_path)
+    assert '.config' in before and 'include/config/auto.conf' in before
+    ps = kmake(PATCHED, tmp_path, mode,
+               env={'KBUILD_KCONFIG': FRAGMENT, 'KCONFIG_WERROR': '1',
+                    'KCONFIG_SEED': '1'})
+    assert ps.returncode != 0, ps.stdout
+    assert 'VIRTIO_HARDEN_NOTIFICATION' in unmet_reports(ps.stdout)
+    assert 'KCONFIG_WERROR is set: the configuration was not written' \
+        in ps.stdout
+    assert snapshot(tmp_path) == before
+
+
+def test_stock_randconfig_passes_the_gate(tmp_path):
+    """The baseline: stock kconfig lets randconfig through with an unmet
+    select under KCONFIG_WERROR, and writes the .config."""
+    ps = kmake(PRISTINE, tmp_path / 'out', 'randconfig', arch='arm',
+               env={'KCONFIG_WERROR': '1', 'KCONFIG_SEED': '105',
+                    'KCONFIG_ALLCONFIG':
+                    str(seed105_allconfig(tmp_path / 'all.config'))})
+    assert ps.returncode == 0
+    assert unmet_reports(ps.stdout) == ['DEBUG_MAPLE_TREE']
+    assert (tmp_path / 'out' / '.config').exists()
+
+
+def test_patched_randconfig_fails_the_gate(tmp_path):
+    ps = kmake(PATCHED, tmp_path / 'out', 'randconfig', arch='arm',
+               env={'KCONFIG_WERROR': '1', 'KCONFIG_SEED': '105',
+                    'KCONFIG_ALLCONFIG':
+                    str(seed105_allconfig(tmp_path / 'all.config'))})
+    assert ps.returncode != 0
+    assert unmet_reports(ps.stdout) == ['DEBUG_MAPLE_TREE']
+    assert not (tmp_path / 'out' / '.config').exists()
