@@ -1,0 +1,117 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The patch series: complete, well formed, checkpatch-clean, applies
+without fuzz (patch -p1 and git am), and every prefix builds and passes
+the kconfig unit tests."""
+
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import GIT, PRISTINE, SERIES_DIR, kmake
+
+PYTEST_PASSED_RE = re.compile(r'(\d+) passed')
+
+
+def series():
+    names = []
+    for line in (SERIES_DIR / 'series').read_text().splitlines():
+        line = line.split('#')[0].strip()
+        if line:
+            names.append(line.split()[0])
+    return names
+
+
+def header(patch, field):
+    m = re.search(r'^%s: (.*(?:\n [^\n]*)*)' % field, patch.read_text(),
+                  re.MULTILINE)
+    return re.sub(r'\s+', ' ', m.group(1)) if m else None
+
+
+def test_series_lists_every_patch():
+    assert series() == sorted(p.name for p in SERIES_DIR.glob('*.patch'))
+    assert len(series()) >= 4
+
+
+@pytest.mark.parametrize('name', series())
+def test_patch_form(name):
+    patch = SERIES_DIR / name
+    text = patch.read_text()
+    subject = header(patch, 'Subject')
+    assert re.match(r'\[PATCH( \d+/\d+)?\] [a-z0-9/_.-]+(: [a-z0-9/_.-]+)*: \S',
+                    subject), subject
+    author = header(patch, 'From')
+    assert re.search(r'<[^@\s]+@[^>\s]+>', author)
+    assert re.search(r'^Signed-off-by: %s$' % re.escape(author), text,
+                     re.MULTILINE)
+    message = text.split('\n\n', 1)[1].split('\n---\n')[0]
+    assert len([l for l in message.splitlines() if l.strip()]) >= 4
+
+
+@pytest.mark.parametrize('name', series())
+def test_checkpatch_strict(name):
+    ps = subprocess.run(['perl', 'scripts/checkpatch.pl', '--strict',
+                         str(SERIES_DIR / name)], cwd=PRISTINE,
+                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                        text=True)
+    assert ps.returncode == 0, ps.stdout
+    assert 'total: 0 errors, 0 warnings, 0 checks' in ps.stdout, ps.stdout
+
+
+def test_applies_with_patch_without_fuzz(tmp_path):
+    """Apply the series with patch -p1 --fuzz=0 to a copy of the files it
+    touches, and refuse offsets too."""
+    touched = set()
+    for name in series():
+        for m in re.finditer(r'^--- a/(\S+)', (SERIES_DIR / name).read_text(),
+                             re.MULTILINE):
+            touched.add(m.group(1))
+    for f in touched:
+        if not (PRISTINE / f).exists():
+            continue        # made by an earlier patch of the series
+        (tmp_path / f).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(PRISTINE / f, tmp_path / f)
+    for name in series():
+        ps = subprocess.run(['patch', '-p1', '--fuzz=0', '-f',
+                             '--no-backup-if-mismatch', '-i',
+                             str(SERIES_DIR / name)], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+        assert ps.returncode == 0, ps.stdout
+        assert 'offset' not in ps.stdout and 'fuzz' not in ps.stdout, \
+            ps.stdout
+
+
+def git(*args):
+    return subprocess.run(['git', '-C', str(GIT)] + list(args), check=True,
+                          stdout=subprocess.PIPE, text=True).stdout
+
+
+def test_git_am():
+    """build/git is the tarball with the series applied by git am."""
+    subjects = git('log', '--reverse', '--format=%s', 'HEAD~%d..HEAD'
+                   % len(series())).splitlines()
+    expected = [re.sub(r'^\[PATCH[^]]*\] ', '', header(SERIES_DIR / n, 'Subject'))
+                for n in series()]
+    assert subjects == expected
+
+
+def test_every_prefix_builds_and_passes_testconfig(tmp_path):
+    """Bisectable: at each commit of the series, conf builds and the
+    kconfig unit tests (stock ones and those added so far) pass."""
+    commits = git('rev-list', '--reverse', 'HEAD~%d..HEAD'
+                  % len(series())).split()
+    branch = git('rev-parse', '--abbrev-ref', 'HEAD').strip()
+    passed = []
+    try:
+        for i, c in enumerate(commits):
+            git('checkout', '-q', '--detach', c)
+            ps = kmake(GIT, tmp_path / str(i), 'testconfig',
+                       'PYTHON3=/usr/bin/python3')
+            assert ps.returncode == 0, 'patch %d: %s' % (i + 1, ps.stdout)
+            assert ' failed' not in ps.stdout
+            passed.append(int(PYTEST_PASSED_RE.search(ps.stdout).group(1)))
+    finally:
+        git('checkout', '-q', branch)
+    assert passed[0] > 17 and passed == sorted(passed)
