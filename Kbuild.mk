@@ -15,6 +15,7 @@
 #   git-tree       the pristine tree as git, with the series applied by git am
 #   gate           run the gate on FRAGMENTS (default: examples/*.Kconfig)
 #   check          the whole test suite (selftests/)
+#   bench          instruction counts of conf, stock against patched
 #   clean          remove build/
 #
 # Variables (also read from the environment):
@@ -33,7 +34,7 @@ PYTEST_ARGS ?=
 
 export BUILD KERNEL_SRC TARBALL
 
-.PHONY: all deps trees git-tree gate check clean help
+.PHONY: all deps trees git-tree gate check bench clean help
 
 all: deps trees
 	@$(MAKE) -f $(TOP)/Kbuild.mk --no-print-directory gate GATE_DEMO=1
@@ -58,6 +59,9 @@ gate: trees
 
 check: deps trees git-tree
 	@cd $(TOP) && $(PYTHON3) -m pytest -v -p no:cacheprovider selftests $(PYTEST_ARGS)
+
+bench: trees
+	@$(PYTHON3) $(TOP)/tools/kconfig-bench --json $(BUILD)/out/bench.json
 
 clean:
 	rm -rf $(BUILD)

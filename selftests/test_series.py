@@ -3,6 +3,7 @@
 without fuzz (patch -p1 and git am), and every prefix builds and passes
 the kconfig unit tests."""
 
+import os
 import re
 import shutil
 import subprocess
@@ -51,8 +52,10 @@ def test_patch_form(name):
 
 @pytest.mark.parametrize('name', series())
 def test_checkpatch_strict(name):
+    # checkpatch runs spdxcheck.py with python3 from PATH: use Debian's
+    env = dict(os.environ, PATH='/usr/bin:' + os.environ['PATH'])
     ps = subprocess.run(['perl', 'scripts/checkpatch.pl', '--strict',
-                         str(SERIES_DIR / name)], cwd=PRISTINE,
+                         str(SERIES_DIR / name)], cwd=PRISTINE, env=env,
                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                         text=True)
     assert ps.returncode == 0, ps.stdout
