@@ -1,0 +1,125 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The diagnosis: blocking conjuncts, hints, dropped requests and the JSON
+report (KCONFIG_UNMET_REPORT), on the real tree."""
+
+import json
+
+import pytest
+
+from conftest import EXAMPLES, PATCHED, kmake, snapshot, unmet_reports
+
+MYKCONFIG = 'config MYCONFIG\n\tbool\n\tdefault y\n\tselect USB\n\n' \
+            'source "Kconfig"\n'
+
+
+def test_torvalds_example_report(tmp_path):
+    (tmp_path / 'Mykconfig').write_text(MYKCONFIG)
+    ps = kmake(PATCHED, tmp_path, 'allnoconfig',
+               env={'KBUILD_KCONFIG': 'Mykconfig',
+                    'KCONFIG_UNMET_REPORT': str(tmp_path / 'report.json')})
+    assert ps.returncode == 0, ps.stdout
+    assert 'drivers/usb/Kconfig:44: note: blocked by USB_SUPPORT [=n]' \
+        in ps.stdout
+    assert 'drivers/usb/Kconfig:44: note: to meet it, select USB_SUPPORT' \
+        in ps.stdout
+    r = json.loads((tmp_path / 'report.json').read_text())
+    assert r['version'] == 1
+    [usb] = r['unmet']
+    assert usb['symbol'] == 'USB'
+    assert usb['defined_at'] == [{'file': 'drivers/usb/Kconfig', 'line': 44}]
+    assert usb['depends_on'] == 'USB_SUPPORT && USB_ARCH_HAS_HCD'
+    assert usb['selected_by'] == [{'symbol': 'MYCONFIG', 'file': 'Mykconfig',
+                                   'line': 4, 'if': None}]
+    assert {'expr': 'USB_SUPPORT', 'value': 'n'} in usb['blocking']
+    assert usb['hint'] == ['USB_SUPPORT'] and usb['can_fix']
+    assert r['hint'] == ['USB_SUPPORT']
+    assert r['dropped'] == []
+
+
+def test_msm_board_diagnosis(tmp_path):
+    """BASELINE.md's MSM board: 17 unmet selects of 15 symbols, MMU behind
+    several of them, and PINCTRL_MSM's own need for GPIOLIB in the same round."""
+    ps = kmake(PATCHED, tmp_path, 'allnoconfig', arch='arm',
+               env={'KBUILD_KCONFIG': str(EXAMPLES / 'msm-board.Kconfig'),
+                    'KCONFIG_UNMET_REPORT': str(tmp_path / 'report.json')})
+    assert ps.returncode == 0, ps.stdout
+    assert len(unmet_reports(ps.stdout)) == 15
+    assert ps.stdout.count(', whose direct dependencies are unmet') == 17
+    assert 'kconfig: 17 selects with unmet direct dependencies' in ps.stdout
+    assert 'kconfig: MMU [=n] blocks ARCH_MULTI_V7, BINFMT_ELF, ' \
+        'KUSER_HELPERS' in ps.stdout
+    r = json.loads((tmp_path / 'report.json').read_text())
+    pinctrl = [u for u in r['unmet'] if u['symbol'] == 'PINCTRL_MSM8960'][0]
+    assert pinctrl['blocking'] == [{'expr': 'PINCTRL_MSM', 'value': 'n'}]
+    assert pinctrl['hint'] == ['GPIOLIB', 'PINCTRL_MSM']
+    for sym in ('MMU', 'GPIOLIB', 'PINCTRL_MSM', 'I2C', 'SPI', 'MMC',
+                'MMC_SDHCI', 'MMC_SDHCI_PLTFM', 'DMADEVICES', 'HWSPINLOCK',
+                'RPMSG', 'ARM_PSCI_FW'):
+        assert sym in r['hint']
+    # SPI_MASTER defaults to SPI: it is not hinted itself
+    assert 'SPI_MASTER' not in r['hint']
+
+
+def test_conflict(tmp_path):
+    ps = kmake(PATCHED, tmp_path, 'allnoconfig', arch='arm',
+               env={'KBUILD_KCONFIG': str(FRAGMENT_CONFLICT),
+                    'KCONFIG_UNMET_REPORT': str(tmp_path / 'report.json')})
+    assert ps.returncode == 0, ps.stdout
+    assert 'blocked by !CPU_V6 [=y], a conflict: CPU_V6 is selected by ' \
+        'CONFLICT_BOARD [=y]' in ps.stdout
+    r = json.loads((tmp_path / 'report.json').read_text())
+    thumb2 = [u for u in r['unmet'] if u['symbol'] == 'THUMB2_KERNEL'][0]
+    assert {'expr': '!CPU_V6', 'value': 'n', 'conflict': 'CPU_V6'} \
+        in thumb2['blocking']
+    assert thumb2['can_fix'] is False and thumb2['hint'] == []
+
+
+def dropped_usb(tmp_path, env):
+    allconfig = tmp_path / 'usb.config'
+    allconfig.write_text('CONFIG_USB=y\n')
+    return kmake(PATCHED, tmp_path / 'out', 'allnoconfig',
+                 env=dict(env, KCONFIG_ALLCONFIG=str(allconfig)))
+
+
+def test_dropped_request(tmp_path):
+    report = tmp_path / 'report.json'
+    ps = dropped_usb(tmp_path, {'KCONFIG_UNMET_REPORT': str(report)})
+    assert ps.returncode == 0
+    assert 'dropped' not in ps.stdout        # silent without the opt-in
+    [usb] = json.loads(report.read_text())['dropped']
+    assert usb['symbol'] == 'USB' and usb['kind'] == 'unmet'
+    assert (usb['requested'], usb['actual']) == ('y', 'n')
+    assert (usb['file'], usb['line']) == (str(tmp_path / 'usb.config'), 1)
+    assert {'expr': 'USB_SUPPORT', 'value': 'n'} in usb['blocking']
+    assert usb['hint'] == ['USB_SUPPORT']
+
+
+def test_dropped_request_gate(tmp_path):
+    # KCONFIG_WERROR alone lets it through, as before
+    assert dropped_usb(tmp_path, {'KCONFIG_WERROR': '1'}).returncode == 0
+    before = snapshot(tmp_path / 'out')
+    ps = dropped_usb(tmp_path, {'KCONFIG_WERROR': '1',
+                                'KCONFIG_WARN_DROPPED': '1'})
+    assert ps.returncode != 0
+    assert '%s:1: warning: CONFIG_USB=y was dropped (unmet): USB is n' % (
+        tmp_path / 'usb.config') in ps.stdout
+    assert snapshot(tmp_path / 'out') == before
+
+
+@pytest.mark.parametrize('path', ['missing/report.json', '/dev/full'])
+def test_unwritable_report(tmp_path, path):
+    out = tmp_path / 'out'
+    (out).mkdir()
+    (out / 'Mykconfig').write_text(MYKCONFIG)
+    env = {'KBUILD_KCONFIG': 'Mykconfig'}
+    assert kmake(PATCHED, out, 'allnoconfig', env=env).returncode == 0
+    (out / '.config').write_text((out / '.config').read_text() + '# mine\n')
+    before = snapshot(out)
+    ps = kmake(PATCHED, out, 'allyesconfig',
+               env=dict(env, KCONFIG_UNMET_REPORT=path))
+    assert ps.returncode != 0
+    assert '%s: cannot write the report: ' % path in ps.stdout
+    assert snapshot(out) == before
+
+
+FRAGMENT_CONFLICT = __import__('conftest').FRAGMENTS / 'conflict.Kconfig'

@@ -1,0 +1,141 @@
+# SPDX-License-Identifier: GPL-2.0
+"""tools/kconfig-fragment check and fix, on real board fragments."""
+
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import EXAMPLES, FRAGMENTS, PATCHED, PRISTINE, TOP, kmake
+
+TOOL = str(TOP / 'tools' / 'kconfig-fragment')
+
+
+def tool(*args):
+    return subprocess.run([sys.executable, TOOL] + list(args),
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True)
+
+
+def selects(path):
+    return re.findall(r'^\s+select\s+(\w+)', path.read_text(), re.M)
+
+
+def config_of(fragment, out, arch):
+    ps = kmake(PATCHED, out, 'allnoconfig', arch=arch,
+               env={'KBUILD_KCONFIG': str(fragment), 'KCONFIG_WERROR': '1'})
+    assert ps.returncode == 0, ps.stdout
+    return (out / '.config').read_text()
+
+
+def check_fixed(tmp_path, fragment, arch):
+    """fix in one round, keep every line, every original select is =y."""
+    original = fragment.read_text()
+    wanted = selects(fragment)
+    ps = tool('fix', '--srctree', str(PATCHED), '--arch', arch, str(fragment))
+    assert ps.returncode == 0, ps.stdout
+    assert '%s: clean after 1 round(s)' % fragment in ps.stdout
+    assert ps.stdout.count('\n+\tselect ') > 0
+    fixed = fragment.read_text().splitlines()
+    it = iter(fixed)
+    assert all(line in it for line in original.splitlines()), \
+        'a line of the author was removed or reordered'
+    config = config_of(fragment, tmp_path / 'out', arch)
+    assert [s for s in wanted if 'CONFIG_%s=y\n' % s not in config] == []
+    assert tool('check', '--srctree', str(PATCHED), '--arch', arch,
+                str(fragment)).returncode == 0
+
+
+def test_fix_msm_board(tmp_path):
+    fragment = tmp_path / 'msm-board.Kconfig'
+    shutil.copy(EXAMPLES / 'msm-board.Kconfig', fragment)
+    ps = tool('check', '--srctree', str(PATCHED), '--arch', 'arm',
+              str(fragment))
+    assert ps.returncode == 1
+    assert '17 unmet select(s), 0 dropped request(s)' in ps.stdout
+    check_fixed(tmp_path, fragment, 'arm')
+
+
+def test_fix_torvalds_example(tmp_path):
+    fragment = tmp_path / 'Mykconfig'
+    shutil.copy(EXAMPLES / 'torvalds-usb.Kconfig', fragment)
+    check_fixed(tmp_path, fragment, 'x86')
+    assert 'select USB_SUPPORT' in fragment.read_text()
+
+
+def selectable_symbols():
+    """Symbols that a select can set: defined, and not inside a choice."""
+    defined, in_choice = set(), set()
+    for path in PRISTINE.rglob('Kconfig*'):
+        depth = 0
+        for line in path.read_text(errors='replace').splitlines():
+            word = line.split()[:2]
+            if word[:1] == ['choice']:
+                depth += 1
+            elif word[:1] == ['endchoice']:
+                depth -= 1
+            elif len(word) == 2 and word[0] in ('config', 'menuconfig'):
+                (in_choice if depth else defined).add(word[1])
+    return defined - in_choice
+
+
+@pytest.mark.parametrize('defconfig', ['vexpress_defconfig',
+                                       'imx_v6_v7_defconfig',
+                                       'qcom_defconfig', 'sunxi_defconfig'])
+def test_fix_fragments_from_defconfigs(tmp_path, defconfig):
+    """Board fragments the project does not ship: every CONFIG_X=y of an
+    in-tree defconfig becomes a select of a board symbol, but for choice
+    values and symbols that no longer exist."""
+    selectable = selectable_symbols()
+    syms = [s for s in re.findall(
+        r'^CONFIG_(\w+)=y$',
+        (PRISTINE / 'arch/arm/configs' / defconfig).read_text(), re.M)
+        if s in selectable]
+    fragment = tmp_path / ('%s.Kconfig' % defconfig)
+    fragment.write_text('config BOARD\n\tbool\n\tdefault y\n' +
+                        ''.join('\tselect %s\n' % s for s in syms) +
+                        '\nsource "Kconfig"\n')
+    check_fixed(tmp_path, fragment, 'arm')
+
+
+def test_fix_refuses_v5_with_v7(tmp_path):
+    """ARCH_MULTI_V5 depends on !ARCH_MULTI_V6_V7, which ARCH_MULTI_V7
+    selects: a board cannot have both."""
+    fragment = tmp_path / 'sunxi.Kconfig'
+    fragment.write_text('config BOARD\n\tbool\n\tdefault y\n'
+                        '\tselect ARCH_MULTI_V7\n\tselect ARCH_MULTI_V5\n'
+                        '\nsource "Kconfig"\n')
+    before = fragment.read_bytes()
+    ps = tool('fix', '--srctree', str(PATCHED), '--arch', 'arm', str(fragment))
+    assert ps.returncode == 1
+    assert 'blocked by !ARCH_MULTI_V6_V7 [=n] (conflict with ' \
+        'ARCH_MULTI_V6_V7)' in ps.stdout
+    assert fragment.read_bytes() == before
+
+
+def test_fix_refuses_conflict(tmp_path):
+    fragment = tmp_path / 'conflict.Kconfig'
+    shutil.copy(FRAGMENTS / 'conflict.Kconfig', fragment)
+    before = fragment.read_bytes()
+    ps = tool('fix', '--srctree', str(PATCHED), '--arch', 'arm', str(fragment))
+    assert ps.returncode == 1
+    assert 'cannot be fixed by adding selects; left unchanged' in ps.stdout
+    assert 'blocked by !CPU_V6 [=n] (conflict with CPU_V6)' in ps.stdout
+    assert fragment.read_bytes() == before
+
+
+def test_check_exit_codes(tmp_path):
+    ok = tool('check', '--srctree', str(PATCHED), '--arch', 'x86',
+              str(EXAMPLES / 'torvalds-usb-fixed.Kconfig'))
+    assert ok.returncode == 0, ok.stdout
+    assert tool('check', '--srctree', str(PATCHED), '--arch', 'x86',
+                str(tmp_path / 'missing')).returncode == 2
+    assert tool('check', '--srctree', str(tmp_path), '--arch', 'x86',
+                str(EXAMPLES / 'torvalds-usb.Kconfig')).returncode == 2
+    bad = tmp_path / 'bad.Kconfig'
+    bad.write_text('config BOARD\n\tbool\n\tselec USB\n')
+    ps = tool('check', '--srctree', str(PATCHED), '--arch', 'x86', str(bad))
+    assert ps.returncode == 2
+    assert '%s:3:' % bad in ps.stdout
