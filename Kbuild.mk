@@ -9,7 +9,8 @@
 #
 # Targets:
 #   all (default)  install packages, prepare the trees, run the gate on
-#                  the example fragments (examples/*.Kconfig)
+#                  the example fragments (examples/*.Kconfig), then fix a
+#                  copy of the MSM board example and gate it again
 #   deps           install the Debian packages that are missing
 #   trees          unpack the pristine tree and the patched tree
 #   git-tree       the pristine tree as git, with the series applied by git am
@@ -34,10 +35,22 @@ PYTEST_ARGS ?=
 
 export BUILD KERNEL_SRC TARBALL
 
-.PHONY: all deps trees git-tree gate check bench clean help
+.PHONY: all deps trees git-tree gate fix-demo check bench clean help
 
 all: deps trees
 	@$(MAKE) -f $(TOP)/Kbuild.mk --no-print-directory gate GATE_DEMO=1
+	@$(MAKE) -f $(TOP)/Kbuild.mk --no-print-directory fix-demo
+
+# Fix a copy of the MSM board example in place, then gate it again.
+fix-demo: trees
+	@echo "== fix: tools/kconfig-fragment fix on a copy of examples/msm-board.Kconfig"
+	@mkdir -p $(BUILD)/out
+	@cp $(TOP)/examples/msm-board.Kconfig $(BUILD)/out/msm-board.Kconfig
+	@$(PYTHON3) $(TOP)/tools/kconfig-fragment fix --srctree $(BUILD)/patched \
+		--arch arm --json $(BUILD)/out/msm-board.report.json \
+		$(BUILD)/out/msm-board.Kconfig
+	@$(PYTHON3) $(TOP)/tools/kconfig-gate --srctree $(BUILD)/patched \
+		--out $(BUILD)/out/gate $(BUILD)/out/msm-board.Kconfig
 
 deps:
 	@$(TOP)/tools/install-deps
