@@ -4,13 +4,16 @@
 #
 # The flow, one stage per folder:
 #   kernel-patches/  the series         -> tools/kernel-tree -> build/patched
-#   tools/           configure (gate)   -> build/out/
+#   tools/           configure (gate), build: kconfig-gate, kconfig-fragment,
+#                    board-boot         -> build/out/
+#   qemu-images/     boot: init, initramfs, QEMU runner, boards
 #   selftests/       how we know
 #
 # Targets:
 #   all (default)  install packages, prepare the trees, run the gate on
-#                  the example fragments (examples/*.Kconfig), then fix a
-#                  copy of the MSM board example and gate it again
+#                  the example fragments (examples/*.Kconfig), fix a copy
+#                  of the MSM board example, then build and boot BOARD
+#   boot           configure, build, sparse-check and boot BOARD in QEMU
 #   deps           install the Debian packages that are missing
 #   trees          unpack the pristine tree and the patched tree
 #   git-tree       the pristine tree as git, with the series applied by git am
@@ -24,22 +27,33 @@
 #   KERNEL_SRC   your own kernel tree, used instead of the Debian tarball
 #   TARBALL      the kernel tarball (default: /usr/src/linux-source-6.1.tar.xz)
 #   FRAGMENTS    Kconfig fragments for "gate"
+#   BOARD        board of qemu-images/boards/ for "boot" (default: msm-virt)
+#   JOBS         parallel jobs of the kernel build (default: all CPUs)
 #   PYTEST_ARGS  extra arguments for pytest in "check", e.g. -k werror
 
 TOP        := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD      ?= $(TOP)/build
 TARBALL    ?= /usr/src/linux-source-6.1.tar.xz
 FRAGMENTS  ?= $(wildcard $(TOP)/examples/*.Kconfig)
+BOARD      ?= msm-virt
+JOBS       ?= $(shell nproc)
 PYTHON3    := /usr/bin/python3
 PYTEST_ARGS ?=
 
 export BUILD KERNEL_SRC TARBALL
 
-.PHONY: all deps trees git-tree gate fix-demo check bench clean help
+.PHONY: all deps trees git-tree gate fix-demo boot check bench clean help
 
 all: deps trees
 	@$(MAKE) -f $(TOP)/Kbuild.mk --no-print-directory gate GATE_DEMO=1
 	@$(MAKE) -f $(TOP)/Kbuild.mk --no-print-directory fix-demo
+	@$(MAKE) -f $(TOP)/Kbuild.mk --no-print-directory boot
+
+# Configure (gate), build, sparse, initramfs and boot one board.
+boot: trees
+	@echo "== boot: $(BOARD) (logs in $(BUILD)/out/boards/$(BOARD)/)"
+	@$(PYTHON3) $(TOP)/tools/board-boot --srctree $(BUILD)/patched \
+		--out $(BUILD)/out/boards --jobs $(JOBS) $(BOARD)
 
 # Fix a copy of the MSM board example in place, then gate it again.
 fix-demo: trees
