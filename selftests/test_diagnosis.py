@@ -122,4 +122,22 @@ def test_unwritable_report(tmp_path, path):
     assert snapshot(out) == before
 
 
+def test_report_through_symlink(tmp_path):
+    """A report path that is a symbolic link stays one: the report is
+    written, atomically, to what it points to."""
+    (tmp_path / 'Mykconfig').write_text(MYKCONFIG)
+    (tmp_path / 'reports').mkdir()
+    link = tmp_path / 'report.json'
+    link.symlink_to(tmp_path / 'reports' / 'last.json')
+    ps = kmake(PATCHED, tmp_path, 'allnoconfig',
+               env={'KBUILD_KCONFIG': 'Mykconfig',
+                    'KCONFIG_UNMET_REPORT': str(link)})
+    assert ps.returncode == 0, ps.stdout
+    assert link.is_symlink()
+    r = json.loads((tmp_path / 'reports' / 'last.json').read_text())
+    assert [u['symbol'] for u in r['unmet']] == ['USB']
+    assert list((tmp_path / 'reports').iterdir()) == [
+        tmp_path / 'reports' / 'last.json']
+
+
 FRAGMENT_CONFLICT = __import__('conftest').FRAGMENTS / 'conflict.Kconfig'
