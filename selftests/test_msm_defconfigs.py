@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The MSM defconfigs, before and after the series' fixes: qcom_defconfig
+asked for 11 symbols that no longer exist, multi_v7_defconfig asked for
+QCOM_RPMH=y and QCOM_RPMHPD=y and got m."""
+
+from conftest import PATCHED, PRISTINE, kmake
+
+STRICT = {'KCONFIG_WARN_UNKNOWN_SYMBOLS': '1', 'KCONFIG_WARN_DROPPED': '1'}
+
+
+def test_stock_qcom_defconfig(tmp_path):
+    ps = kmake(PRISTINE, tmp_path, 'qcom_defconfig', arch='arm', env=STRICT)
+    assert ps.returncode == 0
+    assert ps.stdout.count('warning: unknown symbol: ') == 11
+    for sym in ('MTD_M25P80', 'INPUT_MSM_VIBRATOR', 'USB_EHCI_MSM',
+                'USB_CHIPIDEA_ULPI', 'USB_MSM_OTG', 'QCOM_ADSP_PIL',
+                'QCOM_Q6V5_PIL', 'QCOM_PM'):
+        assert 'unknown symbol: %s\n' % sym in ps.stdout
+
+
+def test_qcom_defconfig_clean(tmp_path):
+    ps = kmake(PATCHED, tmp_path, 'qcom_defconfig', arch='arm',
+               env=dict(STRICT, KCONFIG_WERROR='1'))
+    assert ps.returncode == 0, ps.stdout
+    assert 'warning' not in ps.stdout
+    config = (tmp_path / '.config').read_text()
+    for sym in ('QCOM_Q6V5_MSS', 'QCOM_Q6V5_PAS', 'ARM_QCOM_SPM_CPUIDLE',
+                'QCOM_SPM', 'MTD_SPI_NOR', 'USB_CHIPIDEA_MSM',
+                'PHY_QCOM_USB_HS'):
+        assert 'CONFIG_%s=y\n' % sym in config
+
+
+def test_multi_v7_rpmh(tmp_path):
+    ps = kmake(PRISTINE, tmp_path / 'stock', 'multi_v7_defconfig', arch='arm',
+               env=STRICT)
+    assert 'CONFIG_QCOM_RPMH=y was dropped' not in ps.stdout  # stock: silent
+    # NTFS_FS, an unknown symbol, is not an MSM matter: no
+    # KCONFIG_WARN_UNKNOWN_SYMBOLS here
+    ps = kmake(PATCHED, tmp_path / 'patched', 'multi_v7_defconfig',
+               arch='arm', env={'KCONFIG_WARN_DROPPED': '1',
+                                'KCONFIG_WERROR': '1'})
+    assert ps.returncode == 0, ps.stdout
+    config = (tmp_path / 'patched' / '.config').read_text()
+    assert 'CONFIG_QCOM_RPMH=y\n' in config
+    assert 'CONFIG_QCOM_RPMHPD=y\n' in config
