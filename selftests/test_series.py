@@ -40,7 +40,7 @@ def test_patch_form(name):
     patch = SERIES_DIR / name
     text = patch.read_text()
     subject = header(patch, 'Subject')
-    assert re.match(r'\[PATCH( \d+/\d+)?\] [a-z0-9/_.-]+(: [a-z0-9/_.-]+)*: \S',
+    assert re.match(r'\[PATCH( \d+/\d+)?\] [A-Za-z0-9/_.-]+(: [A-Za-z0-9/_.-]+)*: \S',
                     subject), subject
     author = header(patch, 'From')
     assert re.search(r'<[^@\s]+@[^>\s]+>', author)
