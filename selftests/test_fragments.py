@@ -78,3 +78,31 @@ def test_arm_fragment(tmp_path):
                env={'KBUILD_KCONFIG': str(frag), 'KCONFIG_WERROR': '1'})
     assert ps.returncode != 0
     assert not (tmp_path / 'w' / '.config').exists()
+
+
+def test_kconfig_gate_tool(tmp_path):
+    """tools/kconfig-gate: one verdict per fragment, JSON results, exit 1
+    when a fragment has unmet selects, 2 on a missing fragment."""
+    import json
+    import subprocess
+    import sys
+    from conftest import TOP
+    gate = [sys.executable, str(TOP / 'tools' / 'kconfig-gate'),
+            '--srctree', str(PATCHED), '--out', str(tmp_path / 'out')]
+    ps = subprocess.run(gate + ['--json', str(tmp_path / 'r.json'),
+                                str(EXAMPLES / 'torvalds-usb.Kconfig'),
+                                str(EXAMPLES / 'torvalds-usb-fixed.Kconfig')],
+                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                        text=True)
+    assert ps.returncode == 1, ps.stdout
+    r = {f['name']: f for f in json.loads(
+        (tmp_path / 'r.json').read_text())['fragments']}
+    assert r['torvalds-usb']['status'] == 'FAIL'
+    [u] = r['torvalds-usb']['unmet_selects']
+    assert (u['selector'], u['target'], u['hint']) == \
+        ('MYCONFIG', 'USB', ['USB_SUPPORT'])
+    assert r['torvalds-usb-fixed']['status'] == 'PASS'
+    assert 'kconfig-gate: 2 fragment(s), 1 passed, 1 failed' in ps.stdout
+    assert subprocess.run(gate + [str(tmp_path / 'missing')],
+                          stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode == 2
