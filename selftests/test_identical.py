@@ -5,69 +5,23 @@ Every .config that the patched tree writes must be byte-identical to the
 one stock 6.1 writes for the same input: all ARM defconfigs, allnoconfig,
 allyesconfig, allmodconfig and seeded randconfigs on ARM and x86.
 
-Each tree runs its targets one after the other in its own output folder;
-the two trees run side by side.
+The single runs are conftest's single_runs: each tree runs its targets
+one after the other in its own output folder, the two trees side by side.
 """
 
-from concurrent.futures import ThreadPoolExecutor
-
-import json
 import re
 
 import pytest
 
-from conftest import PATCHED, PRISTINE, kmake, seed105_allconfig
+from conftest import ARM_DEFCONFIGS, PATCHED
 
-ARM_DEFCONFIGS = sorted(p.name for p in
-                        (PRISTINE / 'arch/arm/configs').glob('*_defconfig'))
-RANDCONFIG_SEEDS = [1, 2, 3, 4, 5, 6, 7, 8]
 # measured; see the README
 KINDS = {'unknown': 196, 'unmet': 224, 'demoted': 11, 'promoted': 13}
 
 
-def targets(tmp_path):
-    """(name, arch, make target, extra environment) for every input."""
-    t = [('arm-' + d, 'arm', d, {}) for d in ARM_DEFCONFIGS]
-    for arch in ('arm', 'x86'):
-        for mode in ('allnoconfig', 'allyesconfig', 'allmodconfig'):
-            t.append(('%s-%s' % (arch, mode), arch, mode, {}))
-        for seed in RANDCONFIG_SEEDS[:5 if arch == 'arm' else 3]:
-            t.append(('%s-rand%d' % (arch, seed), arch, 'randconfig',
-                      {'KCONFIG_SEED': str(seed)}))
-    # the one with a real unmet select
-    t.append(('arm-seed105', 'arm', 'randconfig',
-              {'KCONFIG_SEED': '105', 'KCONFIG_ALLCONFIG':
-               str(seed105_allconfig(tmp_path / 'seed105.config'))}))
-    return t
-
-
-def configure_all(tree, out, todo, reports=None):
-    """Run every target in @tree; return {name: (returncode, .config)}.
-    With @reports, keep kconfig's JSON report of each target there: it
-    must not change the configuration either."""
-    results = {}
-    for name, arch, target, env in todo:
-        o = out / arch
-        if reports is not None:
-            env = dict(env, KCONFIG_UNMET_REPORT=str(out / (name + '.json')))
-        ps = kmake(tree, o, target, arch=arch, env=env)
-        config = (o / '.config').read_bytes() if ps.returncode == 0 else None
-        results[name] = (ps.returncode, config)
-        if reports is not None:
-            reports[name] = json.loads((out / (name + '.json')).read_text())
-    return results
-
-
 @pytest.fixture(scope='module')
-def configs(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp('identical')
-    todo = targets(tmp)
-    reports = {}
-    with ThreadPoolExecutor(2) as pool:
-        stock = pool.submit(configure_all, PRISTINE, tmp / 'stock', todo)
-        patched = pool.submit(configure_all, PATCHED, tmp / 'patched', todo,
-                              reports)
-        return todo, stock.result(), patched.result(), reports
+def configs(single_runs):
+    return single_runs
 
 
 def test_all_arm_defconfigs_covered(configs):
