@@ -20,6 +20,14 @@
 #   gate           run the gate on FRAGMENTS (default: examples/*.Kconfig)
 #   check          the whole test suite (selftests/)
 #   bench          instruction counts of conf, stock against patched
+#   kautobuild     the CI gate (tools/kautobuild): configure every board and
+#                  ARM defconfig, build and boot the boards; KAUTOBUILD_ARGS
+#                  e.g. --config-only, or targets; results in build/out/
+#   sanitize       conf under ASan/UBSan/LSan on every ARM defconfig, all*,
+#                  randconfigs, boards, examples, testconfig; then valgrind,
+#                  stock against patched (tools/kconfig-sanitize)
+#   fuzz           build the libFuzzer harness of kconfig (tools/fuzz/) and
+#                  fuzz for FUZZ_TIME seconds (default 1800) on one core
 #   clean          remove build/
 #
 # Variables (also read from the environment):
@@ -30,6 +38,8 @@
 #   BOARD        board of qemu-images/boards/ for "boot" (default: msm-virt)
 #   JOBS         parallel jobs of the kernel build (default: all CPUs)
 #   PYTEST_ARGS  extra arguments for pytest in "check", e.g. -k werror
+#   KAUTOBUILD_ARGS  arguments for "kautobuild", e.g. --config-only
+#   FUZZ_TIME    seconds of fuzzing for "fuzz" (0: run the corpus only)
 
 TOP        := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD      ?= $(TOP)/build
@@ -42,7 +52,8 @@ PYTEST_ARGS ?=
 
 export BUILD KERNEL_SRC TARBALL
 
-.PHONY: all deps trees git-tree gate fix-demo boot check bench clean help
+.PHONY: all deps trees git-tree gate fix-demo boot check bench clean help \
+	sanitize fuzz kautobuild
 
 all: deps trees
 	@$(MAKE) -f $(TOP)/Kbuild.mk --no-print-directory gate GATE_DEMO=1
@@ -89,6 +100,30 @@ check: deps trees git-tree
 
 bench: trees
 	@$(PYTHON3) $(TOP)/tools/kconfig-bench --json $(BUILD)/out/bench.json
+
+# The CI gate: configure (in parallel), build, boot; JSON, JUnit, LAVA jobs.
+KAUTOBUILD_ARGS ?=
+kautobuild: trees
+	@$(PYTHON3) $(TOP)/tools/kautobuild --srctree $(BUILD)/patched \
+		--out $(BUILD)/out/kautobuild --jobs $(JOBS) \
+		--json $(BUILD)/out/kautobuild.json \
+		--junit $(BUILD)/out/kautobuild.xml $(KAUTOBUILD_ARGS)
+
+sanitize: trees
+	@$(PYTHON3) $(TOP)/tools/kconfig-sanitize --set full --valgrind \
+		--srctree $(BUILD)/patched --stock $(BUILD)/pristine \
+		--out $(BUILD)/out/sanitize --json $(BUILD)/out/sanitize.json
+
+FUZZ_TIME ?= 1800
+fuzz: trees
+	@$(TOP)/tools/fuzz/build --srctree $(BUILD)/patched --out $(BUILD)/out/fuzz
+	@mkdir -p $(BUILD)/out/fuzz/corpus $(BUILD)/out/fuzz/artifacts
+	@echo "== fuzz: $(FUZZ_TIME)s, new inputs in $(BUILD)/out/fuzz/corpus, crashes in $(BUILD)/out/fuzz/artifacts"
+	@cd $(BUILD)/out/fuzz && ./fuzz-kconfig -close_fd_mask=2 \
+		-print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
+		-dict=$(TOP)/tools/fuzz/kconfig.dict -artifact_prefix=artifacts/ \
+		$(if $(filter 0,$(FUZZ_TIME)),-runs=0,-max_total_time=$(FUZZ_TIME)) \
+		corpus $(TOP)/tools/fuzz/corpus
 
 clean:
 	rm -rf $(BUILD)
