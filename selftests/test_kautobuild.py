@@ -1,0 +1,329 @@
+# SPDX-License-Identifier: GPL-2.0
+"""tools/kautobuild, the CI gate: configure every ARM defconfig and board,
+build and boot the boards, report as JSON, JUnit and LAVA jobs.
+
+The configure run over the 100 ARM defconfigs and the boards goes to a
+fresh folder; the full run (configure, build, boot) of both boards goes to
+build/out/kautobuild, so that a rerun of the suite is incremental (the
+build is skipped when .config, the sources and the toolchain are
+unchanged).
+"""
+
+import json
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from conftest import BUILD, EXAMPLES, FRAGMENTS, PATCHED, TOP
+
+KAUTOBUILD = str(TOP / 'tools' / 'kautobuild')
+sys.path.insert(0, str(TOP / 'qemu-images' / 'lava'))
+BOARDS = ['msm-virt', 'qcom-defconfig', 'qemu-virt']
+DEFCONFIGS = sorted(p.name for p in (PATCHED / 'arch/arm/configs')
+                    .glob('*_defconfig'))
+
+
+def kautobuild(*args, env=None):
+    e = {k: v for k, v in os.environ.items()
+         if not k.startswith('KCONFIG_') and k not in ('MAKEFLAGS',)}
+    e.update(env or {})
+    ps = subprocess.run([sys.executable, KAUTOBUILD] + [str(a) for a in args],
+                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                        text=True, env=e)
+    print(ps.stdout)
+    return ps
+
+
+def junit_cases(path):
+    root = ET.parse(path).getroot()
+    assert root.tag == 'testsuites'
+    return {(tc.get('classname'), tc.get('name')): tc
+            for tc in root.iter('testcase')}
+
+
+@pytest.fixture(scope='module')
+def all_configs(tmp_path_factory):
+    """--config-only over every board and ARM defconfig, in a fresh
+    folder, then again (every step cached)."""
+    tmp = tmp_path_factory.mktemp('kautobuild')
+    runs = []
+    for n in (1, 2):
+        ps = kautobuild('--config-only', '--out', tmp / 'out',
+                        '--json', tmp / ('all%d.json' % n),
+                        '--junit', tmp / ('all%d.xml' % n))
+        runs.append((ps, json.loads((tmp / ('all%d.json' % n)).read_text()),
+                     tmp / ('all%d.xml' % n)))
+    return runs
+
+
+def test_all_configure(all_configs):
+    ps, doc, xml = all_configs[0]
+    assert len(DEFCONFIGS) == 100
+    names = [t['name'] for t in doc['targets']]
+    assert sorted(names) == sorted(BOARDS + DEFCONFIGS)
+    assert ps.returncode == 0, ps.stdout
+    for t in doc['targets']:
+        assert t['status'] == 'PASS'
+        assert t['steps']['configure']['status'] == 'PASS'
+        assert t['steps']['build']['status'] == 'SKIP'
+        assert t['steps']['boot']['status'] == 'SKIP'
+        assert t['unmet'] == []
+        assert Path(t['config']).is_file()
+        assert Path(t['steps']['configure']['log']).is_file()
+    kinds = {t['name']: t['kind'] for t in doc['targets']}
+    assert kinds['qemu-virt'] == 'board'
+    assert kinds['vexpress_defconfig'] == 'defconfig'
+    # the defconfig rot of 6.1, after the series' fixes: 447 requests in
+    # 74 files (README, "Before and after")
+    dropped = [t for t in doc['targets'] if t['dropped']]
+    assert len(dropped) == 74
+    assert sum(len(t['dropped']) for t in dropped) == 447
+    omap = next(t for t in doc['targets']
+                if t['name'] == 'omap2plus_defconfig')
+    d = next(d for d in omap['dropped'] if d['symbol'] == 'OMAP_RESET_CLOCKS')
+    assert d['kind'] == 'unmet' and d['requested'] == 'y'
+    assert d['file'] == 'arch/arm/configs/omap2plus_defconfig'
+    corgi = next(t for t in doc['targets'] if t['name'] == 'corgi_defconfig')
+    assert [d['symbol'] for d in corgi['dropped']
+            if d['kind'] == 'overridden'] == ['NFS_V4']
+    # the summary table shows the dropped counts, and every log
+    assert 'omap2plus_defconfig' in ps.stdout
+    assert 'kautobuild: 74 target(s) with dropped requests, 447 in all' \
+        in ps.stdout
+    assert str(Path(omap['steps']['configure']['log'])) in ps.stdout
+    # the JUnit: one testcase per target and step
+    cases = junit_cases(xml)
+    assert len(cases) == 3 * 103
+    assert all(tc.find('failure') is None for tc in cases.values())
+    assert cases[('vexpress_defconfig', 'build')].find('skipped') is not None
+
+
+def test_all_rerun_cached(all_configs):
+    (_, first, _), (ps, second, _) = all_configs
+    assert ps.returncode == 0, ps.stdout
+    assert [t['dropped'] for t in first['targets']] == \
+        [t['dropped'] for t in second['targets']]
+    assert all(t['steps']['configure'].get('cached')
+               for t in second['targets'])
+
+
+def test_fail_on_dropped(all_configs, tmp_path):
+    out = Path(all_configs[0][1]['out'])
+    ps = kautobuild('--config-only', '--fail-on-dropped', '--out', out,
+                    '--json', tmp_path / 'r.json', 'omap2plus',
+                    'vexpress_defconfig')
+    assert ps.returncode == 1, ps.stdout
+    doc = json.loads((tmp_path / 'r.json').read_text())
+    st = {t['name']: t['status'] for t in doc['targets']}
+    assert st == {'omap2plus_defconfig': 'FAIL', 'vexpress_defconfig': 'PASS'}
+
+
+def test_unmet_select_fails(tmp_path):
+    """A fragment with unmet selects among clean targets: exit 1, the
+    symbols named in the JSON and in the JUnit failure; the others pass."""
+    ps = kautobuild('--config-only', '--out', tmp_path / 'out',
+                    '--json', tmp_path / 'r.json',
+                    '--junit', tmp_path / 'r.xml',
+                    EXAMPLES / 'arm-qcom-unmet.Kconfig',
+                    FRAGMENTS / 'always-unmet.Kconfig', 'vexpress')
+    assert ps.returncode == 1, ps.stdout
+    doc = json.loads((tmp_path / 'r.json').read_text())
+    t = {t['name']: t for t in doc['targets']}
+    assert t['vexpress_defconfig']['status'] == 'PASS'
+    qcom = t['arm-qcom-unmet']
+    assert qcom['kind'] == 'fragment' and qcom['arch'] == 'arm'
+    assert qcom['status'] == 'FAIL' and qcom['config'] is None
+    assert not (tmp_path / 'out' / 'arm-qcom-unmet' / '.config').exists()
+    unmet = {u['symbol']: u for u in qcom['unmet']}
+    assert set(unmet) == {'ARCH_MULTI_V7', 'PINCTRL_MSM8960'}
+    assert unmet['PINCTRL_MSM8960']['hint'] == ['GPIOLIB', 'PINCTRL_MSM']
+    assert unmet['ARCH_MULTI_V7']['selectors'][0]['symbol'] == 'MY_QCOM_BOARD'
+    assert unmet['ARCH_MULTI_V7']['selectors'][0]['line'] == 7
+    x86 = t['always-unmet']
+    assert x86['arch'] == 'x86' and x86['status'] == 'FAIL'
+    assert 'USB' in {u['symbol'] for u in x86['unmet']}
+    cases = junit_cases(tmp_path / 'r.xml')
+    fail = cases[('arm-qcom-unmet', 'configure')].find('failure')
+    assert fail is not None
+    assert 'MY_QCOM_BOARD selects PINCTRL_MSM8960' in fail.text
+    assert 'select GPIOLIB PINCTRL_MSM' in fail.text
+    assert cases[('arm-qcom-unmet', 'build')].find('skipped') is not None
+    assert cases[('vexpress_defconfig', 'configure')].find('failure') is None
+    assert '3 target(s), 1 passed, 2 failed: arm-qcom-unmet always-unmet' \
+        in ps.stdout
+
+
+def test_missing_tree(tmp_path):
+    ps = kautobuild('--config-only', '--srctree', tmp_path / 'nothing',
+                    '--out', tmp_path / 'out', 'vexpress')
+    assert ps.returncode == 2
+    assert 'no such kernel tree' in ps.stdout
+
+
+def test_stock_tree(tmp_path):
+    ps = kautobuild('--config-only', '--srctree', BUILD / 'pristine',
+                    '--out', tmp_path / 'out', 'vexpress')
+    assert ps.returncode == 2
+    assert 'does not carry the series' in ps.stdout
+
+
+def test_missing_cross_compiler(tmp_path):
+    """PATH with make and the host tools, but no arm-linux-gnueabi-gcc."""
+    bin = tmp_path / 'bin'
+    bin.mkdir()
+    for tool in ('make', 'sh', 'gcc', 'cat', 'sed'):
+        (bin / tool).symlink_to('/usr/bin/' + tool)
+    ps = kautobuild('--config-only', '--out', tmp_path / 'out', 'vexpress',
+                    env={'PATH': str(bin)})
+    assert ps.returncode == 2
+    assert 'arm-linux-gnueabi-gcc not in PATH' in ps.stdout
+
+
+def test_unknown_target(tmp_path):
+    ps = kautobuild('--config-only', '--out', tmp_path, 'no-such-board')
+    assert ps.returncode == 2
+    assert 'no-such-board: not a board' in ps.stdout
+
+
+def test_list():
+    ps = kautobuild('--list')
+    assert ps.returncode == 0
+    targets = json.loads(ps.stdout)
+    assert [t['name'] for t in targets] == BOARDS + DEFCONFIGS
+    board = {t['name']: t for t in targets}['msm-virt']
+    assert board == {'name': 'msm-virt', 'kind': 'board', 'arch': 'arm',
+                     'fragment': 'arch/arm/boards/Kconfig.msm-virt',
+                     'machine': 'virt'}
+    ps = kautobuild('--list', 'qemu-virt', 'multi_v7_defconfig', 'imx_v6_v7',
+                    EXAMPLES / 'torvalds-usb.Kconfig')
+    assert [(t['name'], t['kind'], t['arch']) for t in json.loads(ps.stdout)] \
+        == [('qemu-virt', 'board', 'arm'),
+            ('multi_v7_defconfig', 'defconfig', 'arm'),
+            ('imx_v6_v7_defconfig', 'defconfig', 'arm'),
+            ('torvalds-usb', 'fragment', 'x86')]
+
+
+def test_merge(tmp_path):
+    """One CI job per target, then --merge: one JSON, one JUnit."""
+    names = ['vexpress', EXAMPLES / 'arm-qcom-unmet.Kconfig']
+    for i, name in enumerate(names):
+        kautobuild('--config-only', '--out', tmp_path / 'out',
+                   '--json', tmp_path / ('job%d.json' % i), name)
+    ps = kautobuild('--merge', tmp_path / 'job0.json', tmp_path / 'job1.json',
+                    '--json', tmp_path / 'all.json',
+                    '--junit', tmp_path / 'all.xml')
+    assert ps.returncode == 1, ps.stdout
+    doc = json.loads((tmp_path / 'all.json').read_text())
+    assert [(t['name'], t['status']) for t in doc['targets']] == \
+        [('vexpress_defconfig', 'PASS'), ('arm-qcom-unmet', 'FAIL')]
+    cases = junit_cases(tmp_path / 'all.xml')
+    assert len(cases) == 6
+    assert cases[('arm-qcom-unmet', 'configure')].find('failure') is not None
+    ps = kautobuild('--merge', tmp_path / 'job0.json',
+                    '--json', tmp_path / 'one.json')
+    assert ps.returncode == 0
+    (tmp_path / 'bad.json').write_text('{"no": "targets"}')
+    ps = kautobuild('--merge', tmp_path / 'bad.json')
+    assert ps.returncode == 2
+
+
+# -- the full run: configure, build, boot both boards -------------------------
+
+OUT = BUILD / 'out' / 'kautobuild'
+
+
+@pytest.fixture(scope='module')
+def full_run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp('full')
+    ps = kautobuild('--out', OUT, '--json', tmp / 'full.json',
+                    '--junit', tmp / 'full.xml', 'qemu-virt', 'msm-virt')
+    return ps, json.loads((tmp / 'full.json').read_text()), tmp / 'full.xml'
+
+
+@pytest.mark.parametrize('board', ['qemu-virt', 'msm-virt'])
+def test_full_run(full_run, board):
+    ps, doc, xml = full_run
+    assert ps.returncode == 0, ps.stdout
+    t = {t['name']: t for t in doc['targets']}[board]
+    assert t['kind'] == 'board' and t['status'] == 'PASS'
+    assert [t['steps'][s]['status'] for s in ('configure', 'build', 'boot')] \
+        == ['PASS'] * 3
+    assert (OUT / board / 'arch/arm/boot/zImage').is_file()
+    assert list((OUT / board / 'arch/arm/boot/dts').glob('*.dtb'))
+    console = (OUT / board / 'console.log').read_text(errors='replace')
+    assert 'BOOT: PASS' in console
+    expect = [l.split('=', 1)[1] for l in
+              (TOP / 'qemu-images/boards' / board).read_text().splitlines()
+              if l.startswith('EXPECT=')][0].split(',')
+    assert set(expect) <= set(t['drivers'])
+    for s in ('configure', 'build', 'boot'):
+        assert Path(t['steps'][s]['log']).is_file()
+        assert t['steps'][s]['log'] in ps.stdout
+    cases = junit_cases(xml)
+    assert all(cases[(board, s)].find('failure') is None and
+               cases[(board, s)].find('skipped') is None
+               for s in ('configure', 'build', 'boot'))
+
+
+def test_full_run_sparse(full_run):
+    t = {t['name']: t for t in full_run[1]['targets']}['msm-virt']
+    assert t['sparse'] is not None
+    assert t['sparse']['checked'] > 0
+    assert Path(t['steps']['build']['sparse_log']).is_file()
+
+
+def test_rerun_skips_build(full_run, tmp_path):
+    """Nothing changed since the full run: the build is skipped, the
+    kernel boots again."""
+    ps = kautobuild('--out', OUT, '--json', tmp_path / 'r.json', 'qemu-virt')
+    assert ps.returncode == 0, ps.stdout
+    t = json.loads((tmp_path / 'r.json').read_text())['targets'][0]
+    assert t['steps']['build'].get('cached')
+    assert t['steps']['build']['seconds'] < 30
+    assert t['steps']['boot']['status'] == 'PASS'
+
+
+def test_lava_jobs_validate(full_run):
+    """The LAVA job of each boot passes LAVA's own schema (lava-common)."""
+    schemas = pytest.importorskip('lava_common.schemas')
+    import yaml
+    import lavajob
+    for t in full_run[1]['targets']:
+        path = t['steps']['boot']['lava_job']
+        assert t['steps']['boot']['lava_valid'] is True
+        data = yaml.safe_load(Path(path).read_text())
+        schemas.validate(data, strict=True)
+        assert lavajob.validate(path) is None
+        assert data['device_type'] == 'qemu'
+        assert data['context']['machine'] == 'virt'
+        assert data['context']['cpu'] == 'cortex-a15'
+        deploy = data['actions'][0]['deploy']
+        assert deploy['to'] == 'tmpfs'
+        assert Path(deploy['images']['kernel']['url'][len('file://'):]) == \
+            OUT / t['name'] / 'arch/arm/boot/zImage'
+        assert 'console=ttyAMA0' in deploy['images']['kernel']['image_arg']
+        assert data['actions'][1]['boot']['method'] == 'qemu'
+        monitor = data['actions'][2]['test']['monitors'][0]
+        assert 'BOOT' in monitor['pattern']
+
+
+def test_lava_schema_rejects(tmp_path):
+    """The validator is real: a broken job fails it."""
+    pytest.importorskip('lava_common.schemas')
+    import lavajob
+    good = tmp_path / 'good.yaml'
+    lavajob.write(str(good), lavajob.job('x', 'file:///k', 'file:///r'))
+    assert lavajob.validate(str(good)) is None
+    for broken in (('to: tmpfs', 'to: nowhere'),
+                   ('method: qemu', 'method: nosuchmethod'),
+                   ('device_type: qemu\n', ''),
+                   ('machine: virt', 'machne: virt')):
+        bad = tmp_path / 'bad.yaml'
+        text = good.read_text()
+        assert broken[0] in text
+        bad.write_text(text.replace(broken[0], broken[1]))
+        assert lavajob.validate(str(bad)) is not None, broken
