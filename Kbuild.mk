@@ -4,8 +4,8 @@
 #
 # The flow, one stage per folder:
 #   kernel-patches/  the series         -> tools/kernel-tree -> build/patched
-#   tools/           configure (gate), build: kconfig-gate, kconfig-fragment,
-#                    board-boot         -> build/out/
+#   tools/           configure (gate), build, report: kautobuild, kconfig-gate,
+#                    kconfig-fragment, board-boot      -> build/out/
 #   qemu-images/     boot: init, initramfs, QEMU runner, boards
 #   selftests/       how we know
 #
@@ -19,7 +19,9 @@
 #   git-tree       the pristine tree as git, with the series applied by git am
 #   gate           run the gate on FRAGMENTS (default: examples/*.Kconfig)
 #   check          the whole test suite (selftests/)
-#   bench          instruction counts of conf, stock against patched
+#   bench          instruction counts of conf, stock against patched, and the
+#                  gate over the ARM defconfigs: stock, one make each, and
+#                  make batchconfig (tools/kconfig-bench)
 #   kautobuild     the CI gate (tools/kautobuild): configure every board and
 #                  ARM defconfig, build and boot the boards; KAUTOBUILD_ARGS
 #                  e.g. --config-only, or targets; results in build/out/

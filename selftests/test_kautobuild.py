@@ -102,6 +102,18 @@ def test_all_configure(all_configs):
     assert cases[('vexpress_defconfig', 'build')].find('skipped') is not None
 
 
+def test_all_configure_batch(all_configs, single_runs):
+    """The defconfigs go through make batchconfig, and each .config is the
+    one that make <x>_defconfig alone writes."""
+    ps, doc, _ = all_configs[0]
+    assert ps.stdout.splitlines()[0].endswith(', batchconfig')
+    patched = single_runs[2]
+    differ = [t['name'] for t in doc['targets'] if t['kind'] == 'defconfig'
+              and Path(t['config']).read_bytes() !=
+              patched['arm-' + t['name']][1]]
+    assert differ == []
+
+
 def test_all_rerun_cached(all_configs):
     (_, first, _), (ps, second, _) = all_configs
     assert ps.returncode == 0, ps.stdout
