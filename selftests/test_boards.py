@@ -53,7 +53,9 @@ def test_msm_drivers(boards):
                    'qcom-smem', 'spi_qup', 'i2c_qup', 'sdhci_msm',
                    'msm8960-pinctrl', 'gcc-msm8960'):
         assert driver in result['drivers']
-    assert result['sparse'] is not None
+    # sparse (C=2) on the MSM code the board names: 19 reports in stock
+    # 6.1, none with the series' fixes (patches 24-29)
+    assert result['sparse'] == 0
 
 
 def boot(tmp_path, *args, kernel=None, timeout=30):
