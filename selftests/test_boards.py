@@ -54,7 +54,7 @@ def test_msm_drivers(boards):
                    'msm8960-pinctrl', 'gcc-msm8960'):
         assert driver in result['drivers']
     # sparse (C=2) on the MSM code the board names: 19 reports in stock
-    # 6.1, none with the series' fixes (patches 24-29)
+    # 6.1, none with the series' fixes (patches 25-30)
     assert result['sparse'] == 0
 
 

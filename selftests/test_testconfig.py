@@ -2,6 +2,7 @@
 """make testconfig: the 17 stock kconfig tests, and the series' own."""
 
 import re
+import subprocess
 
 from conftest import PATCHED, PRISTINE, kmake
 
@@ -25,3 +26,44 @@ def test_patched_testconfig(tmp_path):
     assert passed > 17
     for test in ('unmet_select', 'mainmenu_in_source', 'mainmenu_in_fragment'):
         assert 'tests/%s/__init__.py' % test in ps.stdout
+
+
+# conf, then the input closed while the process lingers: the window in
+# which a conf that is exiting no longer reads what the tests write to it
+LINGER = '''#!/bin/sh
+"$0.real" "$@"
+rc=$?
+exec 0<&-
+sleep 0.1
+exit $rc
+'''
+
+
+def test_conf_closing_its_input(tmp_path):
+    """The interactive tests write newlines to conf until it exits.  In
+    stock 6.1 a write after conf has closed its input fails the test with
+    BrokenPipeError (one sanitized run in twelve, under load).  A conf
+    that closes its input before it exits makes that happen every time:
+    12 of the 17 stock tests fail, none of the patched ones."""
+    results = {}
+    for name, tree in (('stock', PRISTINE), ('patched', PATCHED)):
+        out = tmp_path / name
+        ps = kmake(tree, out, 'defconfig')
+        assert ps.returncode == 0, ps.stdout
+        conf = out / 'scripts/kconfig/conf'
+        conf.rename(out / 'scripts/kconfig/conf.real')
+        conf.write_text(LINGER)
+        conf.chmod(0o755)
+        ps = subprocess.run(['/usr/bin/python3', '-B', '-m', 'pytest',
+                             '-p', 'no:cacheprovider',
+                             str(tree / 'scripts/kconfig/tests')],
+                            cwd=out, stdin=subprocess.DEVNULL, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        results[name] = ps
+    stock, patched = results['stock'], results['patched']
+    assert stock.returncode == 1
+    assert '12 failed, 5 passed' in stock.stdout
+    assert stock.stdout.count('BrokenPipeError: [Errno 32]') == 12
+    assert patched.returncode == 0, patched.stdout
+    assert 'BrokenPipeError' not in patched.stdout
+    assert re.search(r'=+ \d+ passed', patched.stdout)
