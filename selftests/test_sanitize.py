@@ -14,6 +14,8 @@ on a few of them, stock conf against patched.  The full set is
 import json
 import subprocess
 import sys
+import importlib.util
+from importlib.machinery import SourceFileLoader
 
 import pytest
 
@@ -87,3 +89,25 @@ def test_valgrind_no_new_leaks(result):
         assert row['patched']['lost'] <= row['stock']['lost'], row
         assert row['patched']['errors'] == 0, row
         assert row['problems'] == [], row
+
+
+def test_failure_shows_its_log(result, tmp_path, capsys):
+    """A run that fails prints the end of its log, so that a CI log says
+    why: here a syntax error, which exits 1 where 0 was expected."""
+    loader = SourceFileLoader('kconfig_sanitize',
+                              str(TOP / 'tools' / 'kconfig-sanitize'))
+    tool = importlib.util.module_from_spec(
+        importlib.util.spec_from_loader(loader.name, loader))
+    loader.exec_module(tool)
+    sc = tool.Scenario('bad', 'arm', ['--allnoconfig'],
+                       {'KBUILD_KCONFIG': 'bad.Kconfig'},
+                       files={'bad.Kconfig': 'config A\n\tbool "a"\n\tselect\n'})
+    envs = {'arm': tool.conf_env(OUT / 'arm')}
+    r = tool.run_sanitized(None, sc, OUT / 'arm' / 'scripts/kconfig/conf',
+                           envs, tmp_path)
+    assert r['problems'] == ['exit 1, expected 0']
+    capsys.readouterr()
+    tool.show_failures([r])
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith('  FAIL bad: exit 1, expected 0 (')
+    assert any(l.startswith('    | bad.Kconfig:3: syntax error') for l in out), out
