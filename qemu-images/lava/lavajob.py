@@ -46,7 +46,7 @@ def job(name, kernel_url, initrd_url, expect='', machine='virt',
         'visibility': 'public',
         'context': {'arch': arch, 'machine': machine, 'cpu': cpu,
                     'memory': memory,
-                    'extra_options': ['-no-reboot']},
+                    'extra_options': ['-no-reboot', '-nic', 'none']},
         'metadata': {'source': 'kautobuild', 'board': name},
         'actions': [
             {'deploy': {
