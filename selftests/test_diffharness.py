@@ -1,0 +1,146 @@
+# SPDX-License-Identifier: GPL-2.0
+"""tools/kconfig-diffharness on a small seeded set: random board fragments
+on the real ARM and x86 trees, stock conf against patched.
+
+The differential properties must hold: the same .config byte for byte,
+the same warned symbols, each warning printed once.  The hint goals are
+expected to fail until the hint bugs are fixed; and the comparison must
+flag a doctored result, so that a pass means something.
+"""
+
+import importlib.util
+import json
+import subprocess
+import sys
+from importlib.machinery import SourceFileLoader
+
+import pytest
+
+from conftest import BUILD, PATCHED, PRISTINE, TOP
+
+TOOL = str(TOP / 'tools' / 'kconfig-diffharness')
+OUT = BUILD / 'out' / 'diffharness-selftest'
+SEED, COUNT, MODES = 20101, 10, ('allnoconfig',)
+
+
+def load_tool():
+    sys.path.insert(0, str(TOP / 'tools'))
+    loader = SourceFileLoader('kconfig_diffharness', TOOL)
+    tool = importlib.util.module_from_spec(
+        importlib.util.spec_from_loader(loader.name, loader))
+    loader.exec_module(tool)
+    return tool
+
+
+@pytest.fixture(scope='module')
+def small_run():
+    """COUNT fragments per architecture: (CompletedProcess, JSON)."""
+    OUT.mkdir(parents=True, exist_ok=True)
+    result = OUT / 'result.json'
+    if result.exists():
+        result.unlink()
+    ps = subprocess.run([sys.executable, TOOL, '--seed', str(SEED),
+                         '--count', str(COUNT), '--modes'] + list(MODES) +
+                        ['--stock', str(PRISTINE), '--patched', str(PATCHED),
+                         '--out', str(OUT), '--json', str(result)],
+                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                        text=True)
+    assert ps.returncode in (0, 1), ps.stdout + ps.stderr
+    return ps, json.loads(result.read_text())
+
+
+def test_identical_configs(small_run):
+    ps, r = small_run
+    total = r['summary']['total']
+    assert total['fragments'] == 2 * COUNT
+    assert total['compared'] == 2 * COUNT * len(MODES) * 2   # forms a, b
+    assert total.get('conf_errors', 0) == 0, ps.stdout
+    assert total.get('config_diffs', 0) == 0, ps.stdout
+
+
+def test_same_warned_sets(small_run):
+    ps, r = small_run
+    assert r['summary']['total'].get('warned_diffs', 0) == 0, ps.stdout
+    # not vacuous: most random fragments have unmet selects
+    assert sum(f.get('unmet', 0) > 0 for f in r['fragments']) >= COUNT
+
+
+def test_each_warning_once(small_run):
+    ps, r = small_run
+    assert r['summary']['total'].get('duplicates', 0) == 0, ps.stdout
+
+
+@pytest.mark.xfail(strict=False, reason='known hint bugs, C fixes in '
+                   'progress: the union hint names symbols that cannot be '
+                   'met, "depends on FOO = m" and "FOO=y || FOO=BAR" hinted '
+                   'as "select FOO", hints through a default that is not '
+                   'active, BROKEN hinted')
+def test_hint_goals(small_run):
+    ps, r = small_run
+    failed = [g['key'] for g in r['goals'] if not g['ok']]
+    assert failed == [], ps.stdout
+
+
+def test_goals_are_in_the_output(small_run):
+    """The thresholds are printed, and the exit status follows the goals."""
+    ps, r = small_run
+    assert '>= 95.0' in ps.stdout and '== 0' in ps.stdout
+    ok = all(g['ok'] for g in r['goals'])
+    assert ps.returncode == (0 if ok else 1)
+
+
+def test_doctored_results_are_flagged(tmp_path):
+    """compare() on real stock and patched runs finds nothing, and flags a
+    .config with one line changed, a warning that only one side prints, a
+    warning printed twice, and a warning without a hint."""
+    tool = load_tool()
+    confs = {}
+    for tag, tree in (('stock', PRISTINE), ('patched', PATCHED)):
+        confs[tag] = tool.Conf(tag, str(tree), 'arm', str(OUT))
+        confs[tag].build()      # built by small_run or an earlier run
+    root = (PATCHED / 'Kconfig').read_text()
+    runs = {}
+    for tag in confs:
+        path = tool.write_form(str(tmp_path), 'usb', root, ['USB'], 'a', tag)
+        runs[tag] = confs[tag].run(path, 'allnoconfig', str(tmp_path / tag))
+    stock, patched = runs['stock'], runs['patched']
+    assert stock.config and stock.config == patched.config
+    assert tool.warned(stock) == tool.warned(patched) == ['USB']
+    assert tool.compare(stock, patched) == []
+    assert tool.no_ending(patched) == []
+
+    lines = patched.config.splitlines(keepends=True)
+    i = lines.index(b'# CONFIG_MMU is not set\n')
+    bad = patched._replace(config=b''.join(
+        lines[:i] + [b'CONFIG_MMU=y\n'] + lines[i + 1:]))
+    [f] = tool.compare(stock, bad)
+    assert f['kind'] == 'config' and 'line %d:' % (i + 1) in f['detail']
+
+    bad = patched._replace(stderr=patched.stderr +
+                           'WARNING: unmet direct dependencies detected '
+                           'for MMC\n')
+    [f] = tool.compare(stock, bad)
+    assert f == {'kind': 'warned', 'only_stock': [], 'only_patched': ['MMC']}
+
+    bad = patched._replace(stderr=patched.stderr * 2)
+    [f] = tool.compare(stock, bad)
+    assert f == {'kind': 'duplicate', 'symbol': 'USB', 'times': 2}
+
+    bad = patched._replace(stderr=''.join(
+        l for l in patched.stderr.splitlines(keepends=True)
+        if 'to meet it' not in l))
+    assert tool.no_ending(bad) == ['USB']
+
+
+def test_goals_fail_on_one_finding():
+    tool = load_tool()
+    clean = {'fixable': 20, 'fixable_clean1': 19, 'fixable_clean1_pct': 95.0}
+    assert all(g[5] for g in tool.goals(clean))
+    for key in ('config_diffs', 'warned_diffs', 'duplicates', 'left_own',
+                'new_unmet', 'no_ending', 'conf_errors'):
+        failed = [g[0] for g in tool.goals(dict(clean, **{key: 1}))
+                  if not g[5]]
+        assert failed == [key]
+    failed = [g[0] for g in tool.goals(dict(clean, fixable_clean1_pct=94.9))
+              if not g[5]]
+    assert failed == ['fixable_clean1_pct']
