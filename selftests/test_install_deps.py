@@ -35,7 +35,8 @@ PROGRAMS = {
                      'arm-linux-gnueabi-gcc', 'arm-linux-gnueabi-ld'],
     'sparse': ['sparse'],
     'boot': ['qemu-system-arm'],
-    'tests': ['python3', 'pgrep', 'valgrind', 'clang', 'quilt'],
+    'tests': ['python3', 'pgrep', 'valgrind', 'clang', 'quilt', 'mount',
+              'umount', 'unshare'],
 }
 FILES = {
     # the static /init: bits/wordsize.h was the first fresh-machine failure
