@@ -91,8 +91,9 @@ def test_goals_are_in_the_output(small_run):
 
 def test_doctored_results_are_flagged(tmp_path):
     """compare() on real stock and patched runs finds nothing, and flags a
-    .config with one line changed, a warning that only one side prints, a
-    warning printed twice, and a warning without a hint."""
+    .config with one line changed, a warning that only one side prints
+    (unless stock's own .config meets it), a warning printed twice, and a
+    warning without a hint."""
     tool = load_tool()
     confs = {}
     for tag, tree in (('stock', PRISTINE), ('patched', PATCHED)):
@@ -125,6 +126,17 @@ def test_doctored_results_are_flagged(tmp_path):
     bad = patched._replace(stderr=patched.stderr * 2)
     [f] = tool.compare(stock, bad)
     assert f == {'kind': 'duplicate', 'symbol': 'USB', 'times': 2}
+
+    # stock warns as it calculates: a warning that its final .config
+    # meets is stale, one that it still meets is a difference
+    f = tool.stale_in_stock(confs['stock'], tool.write_form(
+        str(tmp_path), 'usb', root, ['USB'], 'a', 'stock'), stock,
+        {'kind': 'warned', 'only_stock': ['MMC'], 'only_patched': []})
+    assert f == {'kind': 'stale_stock', 'symbols': ['MMC']}
+    f = tool.stale_in_stock(confs['stock'], tool.write_form(
+        str(tmp_path), 'usb', root, ['USB'], 'a', 'stock'), stock,
+        {'kind': 'warned', 'only_stock': ['USB'], 'only_patched': []})
+    assert f['kind'] == 'warned' and f['stale_in_stock'] == []
 
     bad = patched._replace(stderr=''.join(
         l for l in patched.stderr.splitlines(keepends=True)
