@@ -22,6 +22,12 @@
 #   bench          instruction counts of conf, stock against patched, and the
 #                  gate over the ARM defconfigs: stock, one make each, and
 #                  make batchconfig (tools/kconfig-bench)
+#   diffharness    random board fragments on ARM and x86, stock kconfig against
+#                  patched (identical .config, same warnings, each once), then
+#                  the hints followed round by round (tools/kconfig-diffharness);
+#                  DIFFHARNESS_ARGS (default --count 50 per arch, one conf
+#                  at a time: 28 minutes on 2 cores while a kernel was
+#                  building); results in build/out/diffharness.json
 #   kautobuild     the CI gate (tools/kautobuild): configure every board and
 #                  ARM defconfig, build and boot the boards; KAUTOBUILD_ARGS
 #                  e.g. --config-only, or targets; results in build/out/
@@ -41,6 +47,7 @@
 #   JOBS         parallel jobs of the kernel build (default: all CPUs)
 #   PYTEST_ARGS  extra arguments for pytest in "check", e.g. -k werror
 #   KAUTOBUILD_ARGS  arguments for "kautobuild", e.g. --config-only
+#   DIFFHARNESS_ARGS arguments for "diffharness", e.g. --seed 2 --count 20
 #   FUZZ_TIME    seconds of fuzzing for "fuzz" (0: run the corpus only)
 
 TOP        := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
@@ -55,7 +62,7 @@ PYTEST_ARGS ?=
 export BUILD KERNEL_SRC TARBALL
 
 .PHONY: all deps trees git-tree gate fix-demo boot check bench clean help \
-	sanitize fuzz kautobuild
+	sanitize fuzz kautobuild diffharness
 
 all: deps trees
 	@$(MAKE) -f $(TOP)/Kbuild.mk --no-print-directory gate GATE_DEMO=1
@@ -102,6 +109,14 @@ check: deps trees git-tree
 
 bench: trees
 	@$(PYTHON3) $(TOP)/tools/kconfig-bench --json $(BUILD)/out/bench.json
+
+# Random fragments, stock against patched, and the hints followed; the small
+# seeded run is selftests/test_diffharness.py, part of "check".
+DIFFHARNESS_ARGS ?= --count 50
+diffharness: trees
+	@$(PYTHON3) $(TOP)/tools/kconfig-diffharness --stock $(BUILD)/pristine \
+		--patched $(BUILD)/patched --out $(BUILD)/out/diffharness \
+		--json $(BUILD)/out/diffharness.json $(DIFFHARNESS_ARGS)
 
 # The CI gate: configure (in parallel), build, boot; JSON, JUnit, LAVA jobs.
 KAUTOBUILD_ARGS ?=
