@@ -236,7 +236,7 @@ def test_not_utf8(out, tmp_path):
     ps = run(out, f)
     no_crash(ps)
     assert ps.returncode == 0, ps.stdout
-    assert ('%s:6: warning: BAD_BOARD selects USB if DEFAULT_HOSTNAME '
+    assert ('%s:6: warning: BAD_BOARD [=y] selects USB if DEFAULT_HOSTNAME '
             % f) in ps.stdout
     assert b'\n# caf\xe9\n' in (out / '.config').read_bytes()
     report = json.loads((out / 'report.json').read_bytes())
@@ -258,7 +258,7 @@ def test_10000_lines(out, tmp_path):
     no_crash(ps)
     assert ps.returncode == 0, ps.stdout
     warnings = [m for m in messages(ps) if 'warning:' in m]
-    assert warnings == ['%s:10004: warning: BIG_BOARD selects USB, whose '
+    assert warnings == ['%s:10004: warning: BIG_BOARD [=y] selects USB, whose '
                         'direct dependencies are unmet' % f]
     config = (out / '.config').read_text()
     assert len(re.findall(r'^CONFIG_BIG_\d{4}=y$', config, re.M)) == 2500

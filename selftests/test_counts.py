@@ -13,8 +13,9 @@ import pytest
 from conftest import PATCHED, PRISTINE, kmake, seed105_allconfig, \
     unmet_reports
 
-LOCATION = ('lib/Kconfig.debug:2270: warning: TEST_MAPLE_TREE selects '
-            'DEBUG_MAPLE_TREE, whose direct dependencies are unmet')
+LOCATION = ('lib/Kconfig.debug:2270: warning: TEST_MAPLE_TREE [=y] selects '
+            'DEBUG_MAPLE_TREE if RUNTIME_TESTING_MENU [=y], whose direct '
+            'dependencies are unmet')
 
 
 def seed105(tree, out):

@@ -32,7 +32,7 @@ def test_torvalds_example(tmp_path):
     out, ps = run_mykconfig(PATCHED, tmp_path)
     assert ps.returncode == 0, ps.stdout
     assert unmet_reports(ps.stdout) == ['USB']
-    assert ('Mykconfig:4: warning: MYCONFIG selects USB, '
+    assert ('Mykconfig:4: warning: MYCONFIG [=y] selects USB, '
             'whose direct dependencies are unmet') in ps.stdout
     assert 'drivers/usb/Kconfig:44: note: USB depends on [n]: ' \
            'USB_SUPPORT [=n]' in ps.stdout
@@ -67,11 +67,11 @@ def test_arm_fragment(tmp_path):
                env={'KBUILD_KCONFIG': str(frag)})
     assert ps.returncode == 0, ps.stdout
     assert unmet_reports(ps.stdout) == ['ARCH_MULTI_V7', 'PINCTRL_MSM8960']
-    assert ('%s:7: warning: MY_QCOM_BOARD selects ARCH_MULTI_V7, whose '
+    assert ('%s:7: warning: MY_QCOM_BOARD [=y] selects ARCH_MULTI_V7, whose '
             'direct dependencies are unmet' % frag) in ps.stdout
     assert 'arch/arm/Kconfig:374: note: ARCH_MULTI_V7 depends on [n]: ' \
            'MMU [=n]' in ps.stdout
-    assert ('%s:9: warning: MY_QCOM_BOARD selects PINCTRL_MSM8960' % frag) \
+    assert ('%s:9: warning: MY_QCOM_BOARD [=y] selects PINCTRL_MSM8960' % frag) \
         in ps.stdout
     # the same once more, with the gate
     ps = kmake(PATCHED, tmp_path / 'w', 'allnoconfig', arch='arm',

@@ -32,13 +32,14 @@ def test_stale_build_fails(tmp_path):
     synced_seed105(PATCHED, out)
     record = out / 'include/config/auto.conf.unmet'
     assert record.read_text() == (
-        'lib/Kconfig.debug:2270: warning: TEST_MAPLE_TREE selects '
-        'DEBUG_MAPLE_TREE, whose direct dependencies are unmet\n')
+        'lib/Kconfig.debug:2270: warning: TEST_MAPLE_TREE [=y] selects '
+        'DEBUG_MAPLE_TREE if RUNTIME_TESTING_MENU [=y], whose direct '
+        'dependencies are unmet\n')
 
     ps = kmake(PATCHED, out, 'prepare', arch='arm', jobs=2,
                env={'KCONFIG_WERROR': '1'})
     assert ps.returncode != 0
-    assert 'TEST_MAPLE_TREE selects DEBUG_MAPLE_TREE' in ps.stdout
+    assert 'TEST_MAPLE_TREE [=y] selects DEBUG_MAPLE_TREE' in ps.stdout
     assert 'KCONFIG_WERROR is set and the configuration has unmet selects' \
         in ps.stdout
 
