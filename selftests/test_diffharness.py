@@ -156,3 +156,15 @@ def test_goals_fail_on_one_finding():
     failed = [g[0] for g in tool.goals(dict(clean, fixable_clean1_pct=94.9))
               if not g[5]]
     assert failed == ['fixable_clean1_pct']
+
+
+def test_a_remade_tree_stops_the_run():
+    """A tree remade during a run (tools/kernel-tree) would feed conf half
+    unpacked files: the harness stops with an infrastructure error."""
+    tool = load_tool()
+    conf = tool.Conf('stock', str(PRISTINE), 'arm', str(OUT))
+    conf.key = conf._stamp()
+    conf.check_unchanged()
+    conf.key += 'scripts/kconfig/conf.c 1 1\n'
+    with pytest.raises(tool.Error, match='changed during the run'):
+        conf.check_unchanged()
