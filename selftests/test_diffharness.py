@@ -71,10 +71,10 @@ def test_each_warning_once(small_run):
 
 
 @pytest.mark.xfail(strict=False, reason='known hint bugs, C fixes in '
-                   'progress: the union hint names symbols that cannot be '
-                   'met, "depends on FOO = m" and "FOO=y || FOO=BAR" hinted '
-                   'as "select FOO", hints through a default that is not '
-                   'active, BROKEN hinted')
+                   'progress: "LEDS_CLASS=y || LEDS_CLASS=MAC80211" holds '
+                   'while both are n, and the hint (MAC80211) breaks it '
+                   '(IWL3945 here); before: the union hint named symbols '
+                   'that cannot be met, "= m", non-active defaults, BROKEN')
 def test_hint_goals(small_run):
     ps, r = small_run
     failed = [g['key'] for g in r['goals'] if not g['ok']]
