@@ -48,6 +48,9 @@ def test_patch_form(name):
                      re.MULTILINE)
     message = text.split('\n\n', 1)[1].split('\n---\n')[0]
     assert len([l for l in message.splitlines() if l.strip()]) >= 4
+    # trailers end the message: no rebase leftovers such as "# Conflicts:"
+    assert message.rstrip().splitlines()[-1].startswith('Signed-off-by: ')
+    assert not re.search(r'^#', message, re.MULTILINE), message
 
 
 @pytest.mark.parametrize('name', series())
