@@ -105,7 +105,8 @@ gate: trees
 	@echo "== results: $(BUILD)/out/gate.json"
 
 check: deps trees git-tree
-	@cd $(TOP) && $(PYTHON3) -m pytest -v -p no:cacheprovider selftests $(PYTEST_ARGS)
+	@cd $(TOP) && $(PYTHON3) -m pytest -v -p no:cacheprovider --durations=25 \
+		selftests $(PYTEST_ARGS)
 
 bench: trees
 	@$(PYTHON3) $(TOP)/tools/kconfig-bench --json $(BUILD)/out/bench.json
