@@ -25,9 +25,11 @@
 #   diffharness    random board fragments on ARM and x86, stock kconfig against
 #                  patched (identical .config, same warnings, each once), then
 #                  the hints followed round by round (tools/kconfig-diffharness);
-#                  DIFFHARNESS_ARGS (default --count 50 per arch, one conf
-#                  at a time: 28 minutes on 2 cores while a kernel was
-#                  building); results in build/out/diffharness.json
+#                  DIFFHARNESS_ARGS (default --count 2000 per arch,
+#                  --jobs JOBS: 28 fragments a minute on 2 idle cores, so
+#                  about 2 h 20 min; --minutes M stops it early with the
+#                  figures of those checked); results in
+#                  build/out/diffharness.json
 #   kautobuild     the CI gate (tools/kautobuild): configure every board and
 #                  ARM defconfig, build and boot the boards; KAUTOBUILD_ARGS
 #                  e.g. --config-only, or targets; results in build/out/
@@ -113,7 +115,7 @@ bench: trees
 
 # Random fragments, stock against patched, and the hints followed; the small
 # seeded run is selftests/test_diffharness.py, part of "check".
-DIFFHARNESS_ARGS ?= --count 50
+DIFFHARNESS_ARGS ?= --count 2000 --jobs $(JOBS)
 diffharness: trees
 	@$(PYTHON3) $(TOP)/tools/kconfig-diffharness --stock $(BUILD)/pristine \
 		--patched $(BUILD)/patched --out $(BUILD)/out/diffharness \
