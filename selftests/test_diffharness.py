@@ -168,3 +168,15 @@ def test_a_remade_tree_stops_the_run():
     conf.key += 'scripts/kconfig/conf.c 1 1\n'
     with pytest.raises(tool.Error, match='changed during the run'):
         conf.check_unchanged()
+
+
+def test_time_limit_with_nothing_checked_is_an_error(tmp_path):
+    """--minutes that ends before the first fragment is an infrastructure
+    error (exit 2), not a pass on no fragment."""
+    ps = subprocess.run([sys.executable, TOOL, '--count', '2', '--arch', 'arm',
+                         '--minutes', '0.0001', '--stock', str(PRISTINE),
+                         '--patched', str(PATCHED), '--out', str(OUT)],
+                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                        text=True)
+    assert ps.returncode == 2, ps.stdout + ps.stderr
+    assert 'no fragment checked within --minutes' in ps.stderr
