@@ -35,6 +35,7 @@ PROGRAMS = {
                      'arm-linux-gnueabi-gcc', 'arm-linux-gnueabi-ld'],
     'sparse': ['sparse'],
     'boot': ['qemu-system-arm'],
+    'lava': ['lava-run'],
     'tests': ['python3', 'pgrep', 'valgrind', 'clang', 'quilt', 'mount',
               'umount', 'unshare'],
 }
@@ -47,13 +48,15 @@ FILES = {
 }
 # Debian's own programs, not /usr/local's (python3 here is a pyenv build)
 DEBIAN_PATH = '/usr/sbin:/usr/bin:/sbin:/bin'
-MODULES = ['pytest', 'yaml', 'lava_common.schemas', 'ply', 'git']
+MODULES = ['pytest', 'yaml', 'lava_common.schemas', 'ply', 'git',
+           'jsonschema', 'lava_dispatcher']
 
 
 def install_deps_packages():
     out = subprocess.run([str(INSTALL_DEPS), '--list'], check=True,
                          stdout=subprocess.PIPE, text=True).stdout
-    return [line.split()[0].split('=')[0] for line in out.splitlines()]
+    return [line.split()[0].split('=')[0] for line in out.splitlines()
+            if not line.startswith('npm:')]
 
 
 def depends_closure(packages):
