@@ -17,6 +17,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+import yaml
 
 from conftest import BUILD, EXAMPLES, FRAGMENTS, PATCHED, TOP
 
@@ -241,6 +242,15 @@ def test_merge(tmp_path):
     (tmp_path / 'bad.json').write_text('{"no": "targets"}')
     ps = kautobuild('--merge', tmp_path / 'bad.json')
     assert ps.returncode == 2
+    # the JSON's folder is made; one that cannot be is one clear error
+    ps = kautobuild('--merge', tmp_path / 'job0.json',
+                    '--json', tmp_path / 'new' / 'dir' / 'one.json')
+    assert ps.returncode == 0 and (tmp_path / 'new/dir/one.json').is_file()
+    ps = kautobuild('--merge', tmp_path / 'job0.json',
+                    '--json', '/proc/no/such/one.json')
+    assert ps.returncode == 2
+    assert 'kautobuild: cannot write the results' in ps.stdout
+    assert 'Traceback' not in ps.stdout
 
 
 # -- the full run: configure, build, boot both boards -------------------------
@@ -248,11 +258,17 @@ def test_merge(tmp_path):
 OUT = BUILD / 'out' / 'kautobuild'
 
 
+# lava-run (lava-dispatcher) runs only as root, as CI does
+LAVA_RUN = os.geteuid() == 0
+
+
 @pytest.fixture(scope='module')
 def full_run(tmp_path_factory):
     tmp = tmp_path_factory.mktemp('full')
     ps = kautobuild('--out', OUT, '--json', tmp / 'full.json',
-                    '--junit', tmp / 'full.xml', 'qemu-virt', 'msm-virt')
+                    '--junit', tmp / 'full.xml',
+                    *(['--lava-run'] if LAVA_RUN else []),
+                    'qemu-virt', 'msm-virt')
     return ps, json.loads((tmp / 'full.json').read_text()), tmp / 'full.xml'
 
 
@@ -339,3 +355,70 @@ def test_lava_schema_rejects(tmp_path):
         assert broken[0] in text
         bad.write_text(text.replace(broken[0], broken[1]))
         assert lavajob.validate(str(bad)) is not None, broken
+
+
+# -- the same boots on a real LAVA dispatcher (lava-run) ----------------------
+
+needs_lava_run = pytest.mark.skipif(not LAVA_RUN,
+                                    reason='lava-run runs only as root')
+
+
+@needs_lava_run
+@pytest.mark.parametrize('board', ['qemu-virt', 'msm-virt'])
+def test_full_run_lava(full_run, board):
+    """kautobuild --lava-run: LAVA's own result of the BOOT test case is
+    pass, in the JSON, the JUnit and the summary."""
+    ps, doc, xml = full_run
+    t = {t['name']: t for t in doc['targets']}[board]
+    lava = t['steps']['lava']
+    assert lava['status'] == 'PASS', lava.get('reason')
+    assert lava['result'] == 'pass' and lava['job_result'] == 'pass'
+    cases = {(r['definition'], r['case']): r['result']
+             for r in lava['results']}
+    assert cases[('kautobuild-boot', 'boot')] == 'pass'
+    assert cases[('lava', 'job')] == 'pass'
+    log = Path(lava['log']).read_text(errors='replace')
+    assert '"msg": "BOOT: PASS"' in log
+    assert 'Job finished correctly' in log
+    device = yaml.safe_load(Path(lava['device']).read_text())
+    assert device['actions']['boot']['methods']['qemu']['parameters'][
+        'command'] == 'qemu-system-arm'
+    tc = junit_cases(xml)[(board, 'lava')]
+    assert tc.find('failure') is None and tc.find('skipped') is None
+    assert 'kautobuild: LAVA (lava-run): qemu-virt pass, msm-virt pass' \
+        in ps.stdout
+
+
+@needs_lava_run
+def test_lava_run_failures(full_run, tmp_path):
+    """A broken init (a driver that does not register: BOOT: FAIL) is a
+    fail of LAVA's BOOT test case, in a job that passes; a hung kernel (no
+    init, panic=0) is a job that LAVA fails when its monitor times out."""
+    import lavajob
+    kernel = 'file://%s' % (OUT / 'msm-virt' / 'arch/arm/boot/zImage')
+    initrd = 'file://%s' % (OUT / 'msm-virt' / 'initramfs/initramfs.cpio')
+    job = tmp_path / 'fail.yaml'
+    lavajob.write(str(job), lavajob.job('msm-virt', kernel, initrd,
+                                        'msm_serial,no-such-driver',
+                                        boot_seconds=60))
+    res = lavajob.run(str(job), str(tmp_path / 'fail'))
+    assert res['result'] == 'fail', res
+    assert res['job'] == 'pass'
+    assert 'BOOT: FAIL' in Path(res['log']).read_text(errors='replace')
+
+    job = tmp_path / 'hang.yaml'
+    lavajob.write(str(job), lavajob.job('msm-virt', kernel, initrd,
+                                        'msm_serial', boot_seconds=20,
+                                        append='rdinit=/nonexistent panic=0'))
+    res = lavajob.run(str(job), str(tmp_path / 'hang'))
+    assert res['result'] == 'fail', res
+    assert res['job'] == 'fail'
+    assert 'lava-test-monitor timed out after 20 seconds' in res['error']
+    assert 'BOOT: ' not in Path(res['log']).read_text(errors='replace')
+    # the command line tool says the same, with its exit status
+    ps = subprocess.run([sys.executable, str(TOP / 'qemu-images' / 'lava' /
+                                             'lavajob.py'), 'run', str(job),
+                         str(tmp_path / 'hang2')], stdout=subprocess.PIPE,
+                        text=True)
+    assert ps.returncode == 1
+    assert 'lava: lava job: fail (lava-test-monitor timed out' in ps.stdout

@@ -30,15 +30,22 @@ INSTALL = ['apt-get update -q',
            'make -f Kbuild.mk trees']
 
 
-def _gate_command(top, target_ref, passthrough):
+def _gate_command(top, name, target, passthrough):
     """The command of one target job, in shell syntax; @top is the variable
-    that names the project folder, @target_ref how the target is named."""
+    that names the project folder, @name the target's name and @target
+    what kautobuild takes for it, as the engine's syntax refers to them."""
     args = ' '.join(shlex.quote(a) for a in passthrough)
     return ('"%s/tools/kautobuild" --srctree "${KAUTOBUILD_SRCTREE:-%s/'
-            'build/patched}" --out "out/%s" --json "results/%s.json" '
+            'build/patched}" --out out --json "results/%s.json" '
             '--junit "results/%s.xml"%s "%s"' % (
-                top, top, target_ref, target_ref, target_ref,
-                ' ' + args if args else '', target_ref))
+                top, top, name, name,
+                ' ' + args if args else '', target))
+
+
+def _target(top, t):
+    """What kautobuild takes for the target @t (a dict with its name, and
+    for a fragment file its path in the project)."""
+    return '%s/%s' % (top, t['path']) if t.get('path') else t['name']
 
 
 def _merge_command(top):
@@ -63,9 +70,10 @@ def _dump(data):
                      default_flow_style=False, width=1000)
 
 
-def gitlab(names, passthrough=()):
-    """A GitLab CI child pipeline (YAML text) for the targets @names; each
-    target job runs kautobuild with the options @passthrough."""
+def gitlab(targets, passthrough=()):
+    """A GitLab CI child pipeline (YAML text) for @targets (dicts: name,
+    and path for a fragment file in the project); each target job runs
+    kautobuild with the options @passthrough."""
     top = '$CI_PROJECT_DIR'
     doc = {
         'stages': ['gate', 'report'],
@@ -73,17 +81,19 @@ def gitlab(names, passthrough=()):
         '.kautobuild-target': {
             'stage': 'gate',
             'before_script': list(INSTALL),
-            'script': [_gate_command(top, '$KAUTOBUILD_TARGET',
-                                     passthrough)],
+            'script': [_gate_command(top, '$KAUTOBUILD_NAME',
+                                     '$KAUTOBUILD_TARGET', passthrough)],
             'artifacts': {'when': 'always',
                           'paths': ['results/', 'out/*/*.log',
                                     'out/*/lava-job.yaml'],
                           'reports': {'junit': 'results/*.xml'}},
         },
     }
-    for name in names:
-        doc['gate %s' % name] = {'extends': '.kautobuild-target',
-                                 'variables': {'KAUTOBUILD_TARGET': name}}
+    for t in targets:
+        doc['gate %s' % t['name']] = {
+            'extends': '.kautobuild-target',
+            'variables': {'KAUTOBUILD_NAME': t['name'],
+                          'KAUTOBUILD_TARGET': _target(top, t)}}
     # no "needs": a later stage gets the artifacts of every earlier job,
     # and "needs" lists are limited to 50 jobs
     doc['merge'] = {
@@ -94,33 +104,36 @@ def gitlab(names, passthrough=()):
                       'paths': ['kautobuild.json', 'kautobuild.xml'],
                       'reports': {'junit': 'kautobuild.xml'}},
     }
-    return HEADER % ('gitlab', len(names)) + _dump(doc)
+    return HEADER % ('gitlab', len(targets)) + _dump(doc)
 
 
-def github(names, passthrough=()):
-    """A GitHub Actions workflow (YAML text): a matrix job over the targets
-    @names, then a merge job."""
+def github(targets, passthrough=()):
+    """A GitHub Actions workflow (YAML text): a matrix job over @targets
+    (as for gitlab()), then a merge job."""
     top = '$GITHUB_WORKSPACE'
-    target = '${{ matrix.target }}'
+    name, target = '${{ matrix.name }}', '${{ matrix.target }}'
     doc = {
         'name': 'kautobuild',
         'on': {'workflow_dispatch': {}, 'push': {}},
         'jobs': {
             'gate': {
-                'name': 'gate %s' % target,
+                'name': 'gate %s' % name,
                 'runs-on': 'ubuntu-latest',
                 'container': IMAGE,
                 'strategy': {'fail-fast': False,
-                             'matrix': {'target': list(names)}},
+                             'matrix': {'include': [
+                                 {'name': t['name'],
+                                  'target': _target(top, t)}
+                                 for t in targets]}},
                 'steps': [
                     {'uses': 'actions/checkout@v4'},
                     {'name': 'install and unpack the trees',
                      'run': '\n'.join(INSTALL)},
-                    {'name': 'kautobuild %s' % target,
-                     'run': _gate_command(top, target, passthrough)},
+                    {'name': 'kautobuild %s' % name,
+                     'run': _gate_command(top, name, target, passthrough)},
                     {'if': 'always()',
                      'uses': 'actions/upload-artifact@v4',
-                     'with': {'name': 'kautobuild-%s' % target,
+                     'with': {'name': 'kautobuild-%s' % name,
                               'path': 'results/'}},
                 ],
             },
@@ -145,7 +158,7 @@ def github(names, passthrough=()):
             },
         },
     }
-    return HEADER % ('github', len(names)) + _dump(doc)
+    return HEADER % ('github', len(targets)) + _dump(doc)
 
 
 PIPELINES = {'gitlab': gitlab, 'github': github}
