@@ -6,6 +6,11 @@
 #   kernel-patches/  the series         -> tools/kernel-tree -> build/patched
 #   tools/           configure (gate), build, report: kautobuild, kconfig-gate,
 #                    kconfig-fragment, board-boot      -> build/out/
+#                    (thin entry points; the code is the package
+#                    tools/kbuildgate/, a module per stage: tree, boards,
+#                    kconfig, build, boot, report, run, ci; and gate,
+#                    fragment, board_boot, bench, sanitize, diffharness
+#                    with harness_conf and harness_check)
 #   qemu-images/     boot: init, initramfs, QEMU runner, boards
 #   selftests/       how we know
 #

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -25,7 +26,8 @@ SERIES_DIR = TOP / 'kernel-patches' / '6.1'
 FRAGMENTS = Path(__file__).resolve().parent / 'fragments'
 EXAMPLES = TOP / 'examples'
 
-CROSS_COMPILE = {'arm': 'arm-linux-gnueabi-'}
+sys.path.insert(0, str(TOP / 'tools'))
+from kbuildgate.boards import CROSS_COMPILE  # noqa: E402,F401
 
 # Variables of the caller's environment that would change kconfig's result
 KCONFIG_ENV = ('KCONFIG_WERROR', 'KCONFIG_ALLCONFIG', 'KCONFIG_SEED',

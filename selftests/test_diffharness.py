@@ -8,11 +8,9 @@ goals.  The comparison must flag a doctored result, so that a pass means
 something.
 """
 
-import importlib.util
 import json
 import subprocess
 import sys
-from importlib.machinery import SourceFileLoader
 
 import pytest
 
@@ -24,12 +22,8 @@ SEED, COUNT, MODES = 20101, 10, ('allnoconfig',)
 
 
 def load_tool():
-    sys.path.insert(0, str(TOP / 'tools'))
-    loader = SourceFileLoader('kconfig_diffharness', TOOL)
-    tool = importlib.util.module_from_spec(
-        importlib.util.spec_from_loader(loader.name, loader))
-    loader.exec_module(tool)
-    return tool
+    from kbuildgate import diffharness
+    return diffharness
 
 
 @pytest.fixture(scope='module')

@@ -26,9 +26,7 @@ import pytest
 import yaml
 
 from conftest import BUILD, PATCHED, TOP
-
-sys.path.insert(0, str(TOP / 'tools'))
-from kbuildgate import ci  # noqa: E402
+from kbuildgate import ci
 
 KAUTOBUILD = str(TOP / 'tools' / 'kautobuild')
 SCHEMAS = BUILD / ci.SCHEMAS_TGZ

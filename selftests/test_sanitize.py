@@ -14,8 +14,6 @@ on a few of them, stock conf against patched.  The full set is
 import json
 import subprocess
 import sys
-import importlib.util
-from importlib.machinery import SourceFileLoader
 
 import pytest
 
@@ -94,11 +92,7 @@ def test_valgrind_no_new_leaks(result):
 def test_failure_shows_its_log(result, tmp_path, capsys):
     """A run that fails prints the end of its log, so that a CI log says
     why: here a syntax error, which exits 1 where 0 was expected."""
-    loader = SourceFileLoader('kconfig_sanitize',
-                              str(TOP / 'tools' / 'kconfig-sanitize'))
-    tool = importlib.util.module_from_spec(
-        importlib.util.spec_from_loader(loader.name, loader))
-    loader.exec_module(tool)
+    from kbuildgate import sanitize as tool
     sc = tool.Scenario('bad', 'arm', ['--allnoconfig'],
                        {'KBUILD_KCONFIG': 'bad.Kconfig'},
                        files={'bad.Kconfig': 'config A\n\tbool "a"\n\tselect\n'})

@@ -1,0 +1,285 @@
+# SPDX-License-Identifier: GPL-2.0
+"""kconfig-bench - instruction counts and gate wall time, stock against patched.
+
+  kconfig-bench [--json FILE] [--part instructions|gate] [--defconfigs N]
+
+Part "instructions" runs conf under valgrind's callgrind, which counts instructions rather
+than seconds, so the figures repeat whatever else the machine does.  Each
+case runs in a fresh output folder (no .config, no include/config/), in
+the pristine tree and in the patched tree, side by side in one run:
+
+  arm-allyesconfig  ARCH=arm allyesconfig: nothing is unmet, so the new
+                    code must cost next to nothing (goal: <= 1.02x)
+  arm-msm-board     examples/msm-board.Kconfig, 17 unmet selects with
+                    their diagnosis and hints (goal: <= 1.10x)
+
+Stock kconfig cannot parse a fragment that sources "Kconfig", so the board
+fragment is given to both trees with the top-level Kconfig's statements
+copied in its place.
+
+Part "gate" times the gate over the ARM defconfigs (all 100, or the first
+N), each way in a fresh output folder, after conf is built:
+
+  stock       make <x>_defconfig one after another, in the pristine tree
+  patched     the same in the patched tree
+  batch       make batchconfig in the patched tree: one conf process, one
+              parse (goal: >= 20x faster than stock), with its peak memory
+              (the maximum resident set size of make and its children);
+              each of its .config files must equal the patched single run's
+  kautobuild  tools/kautobuild --config-only over the same defconfigs, and
+              a rerun with nothing changed, against stock olddefconfig on
+              each resulting .config
+
+Exit status: 0 every goal met, 1 a goal missed, 2 infrastructure error.
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from . import util
+
+TOP = util.TOP
+BUILD = os.environ.get('BUILD', os.path.join(TOP, 'build'))
+CASES = [('arm-allyesconfig', 'allyesconfig', None, 1.02),
+         ('arm-msm-board', 'allnoconfig', 'examples/msm-board.Kconfig', 1.10)]
+WRAPPER = '''#!/bin/sh
+exec valgrind -q --tool=callgrind --callgrind-out-file="%s" "%s" "$@"
+'''
+
+
+def inline_fragment(tree, fragment, out):
+    """@fragment with 'source "Kconfig"' replaced by the root's statements."""
+    root = open(os.path.join(tree, 'Kconfig')).read()
+    root = re.sub(r'^mainmenu .*\n', '', root, flags=re.M)
+    text = open(fragment).read().replace('source "Kconfig"\n', root)
+    with open(out, 'w') as f:
+        f.write(text)
+    return out
+
+
+def kmake(tree, out, target, env=None):
+    cmd = ['make', '-s', '-C', tree, 'O=' + out, 'ARCH=arm',
+           'CROSS_COMPILE=arm-linux-gnueabi-', target]
+    e = {k: v for k, v in os.environ.items()
+         if not k.startswith('KCONFIG_') and k not in ('ARCH', 'KBUILD_KCONFIG')}
+    e.update(env or {})
+    return subprocess.run(cmd, env=e, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True)
+
+
+def count(tree, tmp, name, target, fragment):
+    """Instructions that conf executes for @target in a fresh folder."""
+    out = os.path.join(tmp, name)
+    env = {}
+    if fragment:
+        env['KBUILD_KCONFIG'] = inline_fragment(
+            tree, os.path.join(TOP, fragment), os.path.join(tmp, name + '.Kconfig'))
+    # build conf, then start again from a fresh output folder
+    ps = kmake(tree, out, target, env)
+    for p in ('.config', '.config.old', 'include'):
+        p = os.path.join(out, p)
+        shutil.rmtree(p) if os.path.isdir(p) else os.path.exists(p) and os.unlink(p)
+    conf = os.path.join(out, 'scripts/kconfig/conf')
+    if not os.path.exists(conf):
+        raise RuntimeError('%s: conf was not built:\n%s' % (tree, ps.stdout))
+    os.rename(conf, conf + '.real')
+    result = os.path.join(tmp, name + '.callgrind')
+    with open(conf, 'w') as f:
+        f.write(WRAPPER % (result, conf + '.real'))
+    os.chmod(conf, 0o755)
+    # keep make from rebuilding conf over the wrapper
+    os.utime(conf)
+    ps = kmake(tree, out, target, env)
+    if not os.path.exists(result):
+        raise RuntimeError('%s: callgrind wrote nothing:\n%s' % (tree, ps.stdout))
+    with open(result) as f:
+        m = re.search(r'^(?:summary|totals): (\d+)', f.read(), re.M)
+    return int(m.group(1)), ps.returncode
+
+
+def timed(cmd, env=None):
+    """Run @cmd; return (seconds, peak RSS in KiB of it and its children,
+    returncode)."""
+    start = time.monotonic()
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return time.monotonic() - start, usage.ru_maxrss, p.returncode
+
+
+def make_cmd(tree, out, *targets):
+    return ['make', '-s', '-C', tree, 'O=' + out, 'ARCH=arm',
+            'CROSS_COMPILE=arm-linux-gnueabi-'] + list(targets)
+
+
+def clean_env():
+    return {k: v for k, v in os.environ.items()
+            if not k.startswith('KCONFIG_') and
+            k not in ('ARCH', 'KBUILD_KCONFIG', 'MAKEFLAGS', 'MAKELEVEL')}
+
+
+def sequential(tree, out, defconfigs, olddefconfig=None):
+    """make <x>_defconfig for each of @defconfigs in @out; return (seconds,
+    {defconfig: .config bytes}).  With @olddefconfig (a list), time a
+    "make olddefconfig" on each resulting .config too, into it."""
+    env = clean_env()
+    timed(make_cmd(tree, out, 'allnoconfig'), env)    # build conf first
+    configs, seconds = {}, 0
+    for i, d in enumerate(defconfigs):
+        s, _, rc = timed(make_cmd(tree, out, d), env)
+        seconds += s
+        if rc == 0:
+            with open(os.path.join(out, '.config'), 'rb') as f:
+                configs[d] = f.read()
+        if olddefconfig is not None:
+            olddefconfig.append(timed(make_cmd(tree, out, 'olddefconfig'),
+                                      env)[0])
+        if (i + 1) % 20 == 0:
+            print('  ... %s: %d/%d in %.0fs' % (os.path.basename(tree), i + 1,
+                                                len(defconfigs), seconds),
+                  flush=True)
+    return seconds, configs
+
+
+def kautobuild(tmp, tree, defconfigs):
+    """tools/kautobuild --config-only over @defconfigs, then again with
+    nothing changed; return the two wall times."""
+    cmd = [sys.executable, os.path.join(TOP, 'tools', 'kautobuild'),
+           '--config-only', '--srctree', tree, '--arch', 'arm',
+           '--out', os.path.join(tmp, 'kautobuild'),
+           '--json', os.path.join(tmp, 'kautobuild.json')] + defconfigs
+    times = []
+    for what in ('first run', 'rerun, nothing changed'):
+        s, _, rc = timed(cmd, clean_env())
+        times.append(round(s, 2))
+        print('  %-52s %8.1fs%s' % ('tools/kautobuild --config-only, ' + what,
+                                    s, '' if rc in (0, 1) else
+                                    '  (exit %d)' % rc), flush=True)
+    return times
+
+
+def bench_gate(tmp, count):
+    patched = os.path.join(BUILD, 'patched')
+    pristine = os.path.join(BUILD, 'pristine')
+    defconfigs = sorted(d for d in os.listdir(os.path.join(
+        pristine, 'arch/arm/configs')) if d.endswith('_defconfig'))[:count]
+    n = len(defconfigs)
+    print('gate over %d ARM defconfigs, wall time (conf built beforehand)' % n,
+          flush=True)
+
+    old = []
+    stock, _ = sequential(pristine, os.path.join(tmp, 'stock'), defconfigs,
+                          old)
+    print('  %-52s %8.1fs' % ('stock, make <x>_defconfig one after another',
+                              stock), flush=True)
+    print('  %-52s %8.1fs' % ('stock, make olddefconfig on each .config',
+                              sum(old)), flush=True)
+    single, configs = sequential(patched, os.path.join(tmp, 'single'),
+                                 defconfigs)
+    print('  %-52s %8.1fs' % ('patched, make <x>_defconfig one after another',
+                              single), flush=True)
+
+    out = os.path.join(tmp, 'batch')
+    lst = os.path.join(tmp, 'batch.list')
+    with open(lst, 'w') as f:
+        for d in defconfigs:
+            f.write('%s defconfig arch/arm/configs/%s\n' % (d, d))
+    env = dict(clean_env(), KCONFIG_BATCH=lst,
+               KCONFIG_BATCH_DIR=os.path.join(out, 'batch'))
+    timed(make_cmd(patched, out, 'allnoconfig'), clean_env())
+    batch, rss, rc = timed(make_cmd(patched, out, 'batchconfig'), env)
+    same = 0
+    for d in defconfigs:
+        path = os.path.join(out, 'batch', d, '.config')
+        if os.path.exists(path):
+            with open(path, 'rb') as f:
+                same += f.read() == configs.get(d)
+    speedup = stock / batch
+    # the goal is for the whole set: a few targets cannot amortize a parse
+    fast = speedup >= 20 or count is not None
+    ok = rc == 0 and same == n and fast
+    print('  %-52s %8.1fs  %.0fx faster than stock (goal >= 20x%s) %s' %
+          ('patched, make batchconfig (one parse)', batch, speedup,
+           ', for all' if count is not None else '',
+           'ok' if ok else 'MISSED'))
+    print('  %-52s %8.1f MiB' % ('batchconfig peak memory (max RSS)',
+                                 rss / 1024))
+    print('  %-52s %d/%d' % ('batch .config equal to the single run', same, n),
+          flush=True)
+    kab = kautobuild(tmp, patched, defconfigs)
+    return ok, {'defconfigs': n, 'stock_seconds': round(stock, 2),
+                'stock_olddefconfig_seconds': round(sum(old), 2),
+                'kautobuild_seconds': kab[0], 'kautobuild_rerun_seconds': kab[1],
+                'patched_seconds': round(single, 2),
+                'batch_seconds': round(batch, 2),
+                'batch_max_rss_kib': rss, 'speedup': round(speedup, 1),
+                'batch_identical': same, 'goal_speedup': 20}
+
+
+def bench_instructions(tmp):
+    results, ok = [], True
+    print('%-18s %16s %16s %7s %6s' % ('case', 'stock', 'patched',
+                                        'ratio', 'goal'))
+    for name, target, fragment, goal in CASES:
+        stock, _ = count(os.path.join(BUILD, 'pristine'), tmp,
+                         'stock-' + name, target, fragment)
+        patched, _ = count(os.path.join(BUILD, 'patched'), tmp,
+                           'patched-' + name, target, fragment)
+        ratio = patched / stock
+        ok = ok and ratio <= goal
+        print('%-18s %16d %16d %6.3fx %5.2fx %s' %
+              (name, stock, patched, ratio, goal,
+               'ok' if ratio <= goal else 'MISSED'), flush=True)
+        results.append({'case': name, 'stock': stock, 'patched': patched,
+                        'ratio': round(ratio, 4), 'goal': goal})
+    return ok, results
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--json', help='write the figures here')
+    ap.add_argument('--part', action='append',
+                    choices=('instructions', 'gate'),
+                    help='run only this part (default: both)')
+    ap.add_argument('--defconfigs', type=int, default=None, metavar='N',
+                    help='time the gate over the first N defconfigs only')
+    args = ap.parse_args()
+    parts = args.part or ['instructions', 'gate']
+    if 'instructions' in parts and not shutil.which('valgrind'):
+        print('kconfig-bench: valgrind not found', file=sys.stderr)
+        return 2
+    for tree in ('pristine', 'patched'):
+        if not os.path.isdir(os.path.join(BUILD, tree)):
+            print('kconfig-bench: %s missing: run "make -f Kbuild.mk trees"'
+                  % os.path.join(BUILD, tree), file=sys.stderr)
+            return 2
+
+    figures, ok = {}, True
+    with tempfile.TemporaryDirectory(prefix='kconfig-bench.') as tmp:
+        try:
+            if 'instructions' in parts:
+                good, figures['instructions'] = bench_instructions(tmp)
+                ok = ok and good
+            if 'gate' in parts:
+                good, figures['gate'] = bench_gate(tmp, args.defconfigs)
+                ok = ok and good
+        except RuntimeError as e:
+            print('kconfig-bench: %s' % e, file=sys.stderr)
+            return 2
+    if args.json:
+        with open(args.json + '.tmp', 'w') as f:
+            json.dump(figures, f, indent=2)
+            f.write('\n')
+        os.replace(args.json + '.tmp', args.json)
+    return 0 if ok else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())

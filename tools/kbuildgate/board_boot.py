@@ -1,0 +1,175 @@
+# SPDX-License-Identifier: GPL-2.0
+"""board-boot - configure, build, check and boot one board fragment.
+
+  board-boot [--srctree DIR] [--out DIR] [--jobs N] [--timeout S]
+             [--no-sparse] BOARD
+
+BOARD names a file in qemu-images/boards/ (FRAGMENT or DEFCONFIG and
+CONFIG_FRAGMENT, ARCH, MACHINE, CPU, EXPECT, SPARSE).  The steps, each with
+its log in OUT/BOARD/:
+
+  configure  KBUILD_KCONFIG=FRAGMENT KCONFIG_WERROR=1 make allnoconfig,
+             with kconfig's JSON report; or make DEFCONFIG, the
+             CONFIG_FRAGMENT merged in (merge_config.sh), then olddefconfig
+             under KCONFIG_WERROR, KCONFIG_WARN_DROPPED and
+             KCONFIG_WARN_UNKNOWN_SYMBOLS
+  build      make zImage (incremental: a rerun with nothing changed takes
+             seconds)
+  sparse     make C=2 on the paths the board names; the count is reported
+  initramfs  qemu-images/build-initramfs
+  boot       qemu-images/boot, which waits for the init's verdict
+
+Exit status: 0 the board booted and registered every expected driver,
+1 a step failed, 2 usage or infrastructure error.
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+from .boards import CROSS_COMPILE, read_board as read_board_file
+from . import util
+
+TOP = util.TOP
+BOARDS = os.path.join(TOP, 'qemu-images', 'boards')
+
+
+def read_board(name):
+    path = os.path.join(BOARDS, name)
+    if not os.path.isfile(path):
+        raise SystemExit('board-boot: no board %s (%s)' % (
+            name, ', '.join(sorted(os.listdir(BOARDS)))))
+    return read_board_file(path)
+
+
+class Steps:
+    def __init__(self, out):
+        self.out = out
+        self.start = time.monotonic()
+        self.results = []
+
+    def run(self, step, cmd, env=None, **kw):
+        log = os.path.join(self.out, step + '.log')
+        t = time.monotonic()
+        print('[%6.1fs] %-9s ... (log %s)' % (t - self.start, step, log),
+              flush=True)
+        with open(log, 'w') as f:
+            ps = subprocess.run(cmd, env=env, stdout=f,
+                                stderr=subprocess.STDOUT, **kw)
+        seconds = time.monotonic() - t
+        status = 'PASS' if ps.returncode == 0 else 'FAIL'
+        print('[%6.1fs] %-9s %s in %.1fs' % (time.monotonic() - self.start,
+                                             step, status, seconds),
+              flush=True)
+        self.results.append({'step': step, 'status': status,
+                             'seconds': round(seconds, 1), 'log': log,
+                             'returncode': ps.returncode})
+        if ps.returncode:
+            with open(log) as f:
+                print('\n'.join('    ' + l for l in
+                                f.read().splitlines()[-15:]))
+        return ps.returncode, log
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--srctree', default=os.path.join(TOP, 'build', 'patched'))
+    ap.add_argument('--out', default=os.path.join(TOP, 'build', 'out', 'boards'))
+    ap.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
+    ap.add_argument('--timeout', type=float, default=120)
+    ap.add_argument('--no-sparse', action='store_true')
+    ap.add_argument('board')
+    args = ap.parse_args()
+
+    board = read_board(args.board)
+    srctree = os.path.abspath(args.srctree)
+    if 'FRAGMENT' in board and \
+            not os.path.isfile(os.path.join(srctree, board['FRAGMENT'])):
+        print('board-boot: %s has no %s: is the series applied?' %
+              (srctree, board['FRAGMENT']), file=sys.stderr)
+        return 2
+    arch = board['ARCH']
+    cross = CROSS_COMPILE.get(arch, '')
+    out = os.path.join(os.path.abspath(args.out), args.board)
+    os.makedirs(out, exist_ok=True)
+    kmake = ['make', '-C', srctree, 'O=' + out, 'ARCH=' + arch,
+             'CROSS_COMPILE=' + cross]
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith('KCONFIG_') and k not in ('ARCH',)}
+    env.update(KCONFIG_WERROR='1',
+               KCONFIG_UNMET_REPORT=os.path.join(out, 'kconfig-report.json'))
+    steps = Steps(out)
+    verdict = 'FAIL'
+
+    if 'DEFCONFIG' in board:
+        # A defconfig, with a config fragment merged in, must be clean
+        # under every warning kconfig has.
+        env.update(KCONFIG_WARN_DROPPED='1', KCONFIG_WARN_UNKNOWN_SYMBOLS='1')
+        fragment = os.path.join(BOARDS, board['CONFIG_FRAGMENT'])
+        merge = os.path.join(srctree, 'scripts', 'kconfig', 'merge_config.sh')
+        rc, _ = steps.run('configure', ['sh', '-c', '"$@" %s && '
+                                        '%s -m -O %s %s/.config %s && '
+                                        '"$@" olddefconfig' % (
+                                            board['DEFCONFIG'], merge, out,
+                                            out, fragment), 'sh'] + kmake,
+                          env=dict(env, ARCH=arch, CROSS_COMPILE=cross))
+    else:
+        env['KBUILD_KCONFIG'] = board['FRAGMENT']
+        rc, _ = steps.run('configure', kmake + ['allnoconfig'], env=env)
+    if not rc:
+        rc, _ = steps.run('build', kmake + ['-j%d' % args.jobs, 'zImage'],
+                          env=env)
+    sparse = None
+    if not rc and board.get('SPARSE') and not args.no_sparse:
+        _, log = steps.run('sparse', kmake + ['-j%d' % args.jobs, 'C=2'] +
+                           board['SPARSE'].split(), env=env)
+        with open(log) as f:
+            sparse = len(re.findall(r'^\S+:\d+:\d+: (?:warning|error):',
+                                    f.read(), re.M))
+        print('           sparse: %d warning(s) or error(s)' % sparse)
+    if not rc:
+        rc, _ = steps.run('initramfs',
+                          [os.path.join(TOP, 'qemu-images', 'build-initramfs'),
+                           srctree, os.path.join(out, 'initramfs')],
+                          env=dict(env, CROSS_COMPILE=cross))
+    drivers = []
+    if not rc:
+        rc, _ = steps.run('boot', [
+            sys.executable, os.path.join(TOP, 'qemu-images', 'boot'),
+            '--kernel', os.path.join(out, 'arch', arch, 'boot', 'zImage'),
+            '--initrd', os.path.join(out, 'initramfs', 'initramfs.cpio'),
+            '--log', os.path.join(out, 'console.log'),
+            '--machine', board['MACHINE'], '--cpu', board['CPU'],
+            '--expect', board.get('EXPECT', ''),
+            '--timeout', str(args.timeout)])
+        with open(os.path.join(out, 'console.log'), errors='replace') as f:
+            m = re.search(r'^init: platform drivers:(.*)$', f.read(), re.M)
+        drivers = m.group(1).split() if m else []
+        if not rc:
+            verdict = 'PASS'
+
+    expected = [d for d in board.get('EXPECT', '').split(',') if d]
+    print('%s: %s in %.1fs' % (args.board, verdict,
+                               time.monotonic() - steps.start))
+    if expected:
+        print('  expected drivers registered: %s' %
+              ' '.join(d for d in expected if d in drivers))
+        missing = [d for d in expected if d not in drivers]
+        if missing and drivers:
+            print('  missing: %s' % ' '.join(missing))
+    result = {'board': args.board, 'status': verdict, 'steps': steps.results,
+              'sparse': sparse, 'drivers': drivers, 'expected': expected,
+              'config': os.path.join(out, '.config')}
+    with open(os.path.join(out, 'result.json.tmp'), 'w') as f:
+        json.dump(result, f, indent=2)
+    os.replace(os.path.join(out, 'result.json.tmp'),
+               os.path.join(out, 'result.json'))
+    return 0 if verdict == 'PASS' else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,160 @@
+# SPDX-License-Identifier: GPL-2.0
+"""boards - the targets of a run: boards (qemu-images/boards/NAME and
+the tree's arch/ARCH/boards/Kconfig.NAME), Kconfig fragments with their
+"# arch:" line, and defconfigs; and the cross compiler of each
+architecture.
+
+It reads board descriptions and fragments; it configures and builds
+nothing.
+"""
+
+import os
+import re
+
+from .util import TOP, UsageError
+
+BOARDS = os.path.join(TOP, 'qemu-images', 'boards')
+# CROSS_COMPILE of each architecture that is not the host's
+CROSS_COMPILE = {'arm': 'arm-linux-gnueabi-'}
+
+
+def read_board(path):
+    """The KEY=value lines of a board description (qemu-images/boards/)."""
+    board = {}
+    with open(path) as f:
+        for line in f:
+            m = re.match(r'^(\w+)=(.*)$', line.strip())
+            if m:
+                board[m.group(1)] = m.group(2)
+    return board
+
+
+def fragment_arch(path):
+    """The architecture that a fragment names on a "# arch: NAME" line,
+    or None."""
+    with open(path, errors='replace') as f:
+        for line in f:
+            m = re.match(r'#\s*arch:\s*(\S+)', line)
+            if m:
+                return m.group(1)
+    return None
+
+
+
+class Target:
+    def __init__(self, name, kind, arch, **kw):
+        self.name = name
+        self.kind = kind            # board, fragment, defconfig
+        self.arch = arch
+        self.fragment = kw.get('fragment')      # KBUILD_KCONFIG value
+        self.defconfig = kw.get('defconfig')    # NAME_defconfig
+        self.config_fragment = kw.get('config_fragment')  # merged in
+        self.machine = kw.get('machine')
+        self.cpu = kw.get('cpu', 'cortex-a15')
+        self.expect = kw.get('expect', '')
+        self.sparse = kw.get('sparse', [])
+        self.description = kw.get('description')
+
+    def inputs(self, srctree):
+        """Files outside the tree that decide the configuration."""
+        files = [self.description, self.config_fragment]
+        if self.fragment and os.path.isabs(self.fragment):
+            files.append(self.fragment)
+        if self.defconfig:
+            files.append(os.path.join(srctree, 'arch', self.arch, 'configs',
+                                      self.defconfig))
+        return [f for f in files if f]
+
+    def listing(self):
+        d = {'name': self.name, 'kind': self.kind, 'arch': self.arch}
+        for k in ('fragment', 'defconfig', 'config_fragment', 'machine'):
+            if getattr(self, k):
+                d[k] = getattr(self, k)
+        return d
+
+
+def tree_boards(srctree, arch):
+    """Board fragments of arch/ARCH/boards/: the Kconfig.NAME files that no
+    other one sources (Kconfig.common and Kconfig.msm are levels)."""
+    d = os.path.join(srctree, 'arch', arch, 'boards')
+    if not os.path.isdir(d):
+        return []
+    files = sorted(f for f in os.listdir(d) if f.startswith('Kconfig.'))
+    sourced = set()
+    for f in files:
+        with open(os.path.join(d, f), errors='replace') as fh:
+            for m in re.finditer(r'^\s*source\s+"([^"]+)"', fh.read(), re.M):
+                sourced.add(os.path.basename(m.group(1)))
+    return [f[len('Kconfig.'):] for f in files if f not in sourced]
+
+
+def boards(srctree, arch):
+    """Every board: qemu-images/boards/ descriptions, then the tree's
+    board fragments that have none."""
+    found = {}
+    for name in sorted(os.listdir(BOARDS)):
+        path = os.path.join(BOARDS, name)
+        if not os.path.isfile(path):
+            continue
+        kv = read_board(path)
+        if 'FRAGMENT' not in kv and 'DEFCONFIG' not in kv:
+            continue        # e.g. qcom-virt.config, merged into a board
+        common = dict(machine=kv.get('MACHINE'),
+                      cpu=kv.get('CPU', 'cortex-a15'),
+                      expect=kv.get('EXPECT', ''),
+                      sparse=kv.get('SPARSE', '').split(),
+                      description=path)
+        barch = kv.get('ARCH', arch)
+        if 'FRAGMENT' in kv:
+            found[name] = Target(name, 'board', barch,
+                                 fragment=kv['FRAGMENT'], **common)
+        else:
+            cf = kv.get('CONFIG_FRAGMENT')
+            found[name] = Target(name, 'board', barch,
+                                 defconfig=kv['DEFCONFIG'],
+                                 config_fragment=os.path.join(BOARDS, cf)
+                                 if cf else None, **common)
+    for name in tree_boards(srctree, arch):
+        if name not in found:
+            found[name] = Target(name, 'board', arch, fragment='arch/%s/'
+                                 'boards/Kconfig.%s' % (arch, name))
+    return list(found.values())
+
+
+def defconfigs(srctree, arch):
+    d = os.path.join(srctree, 'arch', arch, 'configs')
+    if not os.path.isdir(d):
+        return []
+    return [Target(f, 'defconfig', arch, defconfig=f)
+            for f in sorted(os.listdir(d)) if f.endswith('_defconfig')]
+
+
+def resolve(names, srctree, arch):
+    """The targets of the command line, or every board and defconfig."""
+    if not names:
+        return boards(srctree, arch) + defconfigs(srctree, arch)
+    by_name = {b.name: b for b in boards(srctree, arch)}
+    cfgdir = os.path.join(srctree, 'arch', arch, 'configs')
+    targets = []
+    for n in names:
+        if n in by_name:
+            targets.append(by_name[n])
+        elif os.path.isfile(n):
+            path = os.path.abspath(n)
+            base = os.path.basename(path)
+            name = re.sub(r'\.Kconfig$|^Kconfig\.', '', base) or base
+            targets.append(Target(name, 'fragment',
+                                  (fragment_arch(path) or arch), fragment=path))
+        else:
+            dc = n if n.endswith('_defconfig') else n + '_defconfig'
+            if not os.path.isfile(os.path.join(cfgdir, dc)):
+                raise UsageError(
+                    '%s: not a board (%s), a fragment file or a defconfig of '
+                    'arch/%s/configs/' % (n, ', '.join(sorted(by_name)), arch))
+            targets.append(Target(dc, 'defconfig', arch, defconfig=dc))
+    seen = set()
+    for t in targets:
+        if t.name in seen:
+            raise UsageError('two targets named %s' % t.name)
+        seen.add(t.name)
+    return targets

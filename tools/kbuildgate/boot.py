@@ -1,0 +1,117 @@
+# SPDX-License-Identifier: GPL-2.0
+"""boot - the boot step: the initramfs (qemu-images/build-initramfs),
+the QEMU runner (qemu-images/boot) and the LAVA job of the same boot
+(qemu-images/lava/lavajob.py), and with --lava-run the lava step, that
+job run by lava-run.
+
+It writes only OUT/NAME/ (initramfs, console log, LAVA job and log).
+"""
+
+import os
+import re
+import shutil
+import sys
+import time
+
+from .boards import CROSS_COMPILE
+from .util import TOP, log_tail
+
+LAVA = os.path.join(TOP, 'qemu-images', 'lava')
+BOOT_TIMEOUT = 120
+
+
+class BootStep:
+    """The boot and lava steps, a part of run.Run."""
+
+    def boot(self, t):
+        d = self.dir(t)
+        log = os.path.join(d, 'boot.log')
+        console = os.path.join(d, 'console.log')
+        start = time.monotonic()
+        initramfs = os.path.join(d, 'initramfs')
+        image = t.result['image']
+        cpio = os.path.join(initramfs, 'initramfs.cpio')
+        res = {'log': log, 'console': console}
+        with open(log, 'w') as f:
+            rc = self.logged(f, [os.path.join(TOP, 'qemu-images',
+                                              'build-initramfs'),
+                                 self.srctree, initramfs],
+                             dict(self.env, CROSS_COMPILE=CROSS_COMPILE.get(
+                                 t.arch, '')))
+            if rc == 0:
+                res.update(self.lava_job(t, image, cpio))
+                rc = self.logged(f, [
+                    sys.executable, os.path.join(TOP, 'qemu-images', 'boot'),
+                    '--kernel', image, '--initrd', cpio, '--log', console,
+                    '--machine', t.machine, '--cpu', t.cpu,
+                    '--expect', t.expect,
+                    '--timeout', str(self.args.boot_timeout)], self.env)
+        res['status'] = 'FAIL' if rc else 'PASS'
+        res['seconds'] = round(time.monotonic() - start, 1)
+        if rc:
+            res['reason'] = 'boot failed (exit %d):\n%s' % (rc, log_tail(log))
+            if rc == 2:
+                res['infrastructure'] = True
+        try:
+            with open(console, errors='replace') as f:
+                m = re.search(r'^init: platform drivers:(.*)$', f.read(),
+                              re.M)
+            t.result['drivers'] = m.group(1).split() if m else []
+        except OSError:
+            t.result['drivers'] = []
+        return res
+
+    def lava_job(self, t, image, cpio):
+        sys.path.insert(0, LAVA)
+        import lavajob
+        base = self.args.lava_url
+        if base:
+            rel = lambda p: base.rstrip('/') + '/' + \
+                os.path.relpath(p, self.out)
+        else:
+            rel = lambda p: 'file://' + p
+        path = os.path.join(self.out, t.name, 'lava-job.yaml')
+        lavajob.write(path, lavajob.job(t.name, rel(image), rel(cpio),
+                                        t.expect, t.machine or 'virt',
+                                        t.cpu, arch=t.arch))
+        out = {'lava_job': path}
+        try:
+            err = lavajob.validate(path)
+            out['lava_valid'] = err is None
+            if err:
+                out['lava_error'] = err
+        except ImportError:
+            out['lava_valid'] = None      # lava-common not installed
+        return out
+
+    def lava(self, t):
+        """Run the boot of @t as a LAVA job with lava-run."""
+        sys.path.insert(0, LAVA)
+        import lavajob
+        d = os.path.join(self.dir(t), 'lava')
+        if os.path.isdir(d):
+            shutil.rmtree(d)
+        os.makedirs(d)
+        start = time.monotonic()
+        job = os.path.join(d, 'job.yaml')
+        lavajob.write(job, lavajob.job(
+            t.name, 'file://' + t.result['image'], 'file://' + os.path.join(
+                self.dir(t), 'initramfs', 'initramfs.cpio'),
+            t.expect, t.machine or 'virt', t.cpu, arch=t.arch,
+            boot_seconds=self.args.boot_timeout))
+        try:
+            r = lavajob.run(job, d, timeout=2 * self.args.boot_timeout + 360)
+        except OSError as e:
+            return {'status': 'FAIL', 'log': None, 'infrastructure': True,
+                    'seconds': round(time.monotonic() - start, 1),
+                    'reason': 'lava-run cannot start: %s' % e}
+        res = {'log': r['log'], 'lava_job': job, 'device': r['device'],
+               'seconds': r['seconds'], 'result': r['result'],
+               'job_result': r['job'], 'results': r['results']}
+        ok = r['result'] == 'pass' and r['job'] == 'pass'
+        res['status'] = 'PASS' if ok else 'FAIL'
+        if not ok:
+            res['reason'] = 'LAVA: BOOT %s, job %s%s\n%s' % (
+                r['result'], r['job'],
+                ': %s' % r['error'] if r['error'] else '', log_tail(r['log']))
+        return res

@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: GPL-2.0
+"""build - the build step: make C=1 on the paths a board names (sparse),
+then the kernel image and the device trees, skipped when .config, the
+tree and the toolchain are unchanged since the last good build (a stamp).
+
+It writes only OUT/NAME/; the tree stays untouched (O=).
+"""
+
+import json
+import os
+import re
+import time
+
+from .util import (STAMP_VERSION, key_of, log_tail, read_stamp, sha256_file,
+                   write_atomic)
+
+BUILD_TARGETS = {'arm': ['zImage', 'dtbs'], 'x86': ['bzImage']}
+IMAGE = {'arm': 'arch/arm/boot/zImage', 'x86': 'arch/x86/boot/bzImage'}
+
+
+class BuildStep:
+    """The build step, a part of run.Run."""
+
+    def build(self, t):
+        d = self.dir(t)
+        log = os.path.join(d, 'build.log')
+        start = time.monotonic()
+        targets = BUILD_TARGETS.get(t.arch, ['all'])
+        image = os.path.join(d, IMAGE.get(t.arch, 'vmlinux'))
+        stamp_path = os.path.join(d, 'build.stamp')
+        key = None if self.args.force else key_of(
+            STAMP_VERSION, 'build', sha256_file(os.path.join(d, '.config')),
+            targets, t.sparse, self.cc(t.arch), self.srctree,
+            self.tree_key())
+        stamp = read_stamp(stamp_path)
+        if key and stamp.get('key') == key and os.path.isfile(image):
+            t.result['sparse'] = stamp.get('sparse')
+            t.result['image'] = image
+            res = {'status': 'PASS', 'log': log,
+                   'seconds': round(time.monotonic() - start, 1),
+                   'cached': '.config, sources and toolchain unchanged'}
+            if t.sparse:
+                res['sparse_log'] = os.path.join(d, 'sparse.log')
+            return res
+        if os.path.exists(stamp_path):
+            os.unlink(stamp_path)
+        env = dict(self.env, KCONFIG_WERROR='1')
+        jobs = self.args.jobs
+        res = {'log': log}
+        rc = 0
+        if t.sparse:
+            # C=1: sparse checks the files of these paths as they are
+            # compiled; a clean build folder checks them all
+            slog = os.path.join(d, 'sparse.log')
+            res['sparse_log'] = slog
+            with open(slog, 'w') as f:
+                rc = self.logged(f, self.kmake(t, 'C=1', *t.sparse,
+                                               jobs=jobs), env)
+            with open(slog, errors='replace') as f:
+                text = f.read()
+            t.result['sparse'] = {
+                'checked': len(re.findall(r'^\s+CHECK\s', text, re.M)),
+                'warnings': len(re.findall(
+                    r'^\S+:\d+:\d+: (?:warning|error):', text, re.M))}
+            if rc:
+                res['reason'] = 'make C=1 %s exited %d:\n%s' % (
+                    ' '.join(t.sparse), rc, log_tail(slog))
+        if rc == 0:
+            with open(log, 'w') as f:
+                rc = self.logged(f, self.kmake(t, *targets, jobs=jobs), env)
+            if rc:
+                res['reason'] = 'make %s exited %d:\n%s' % (
+                    ' '.join(targets), rc, log_tail(log))
+        res['status'] = 'FAIL' if rc else 'PASS'
+        res['seconds'] = round(time.monotonic() - start, 1)
+        if rc == 0:
+            t.result['image'] = image
+            if key:
+                write_atomic(stamp_path, json.dumps(
+                    {'key': key, 'sparse': t.result.get('sparse')}))
+        return res

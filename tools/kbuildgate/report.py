@@ -1,0 +1,174 @@
+# SPDX-License-Identifier: GPL-2.0
+"""report - the results: the summary table, JSON, JUnit, the merge of
+several runs' JSON (the CI fan-out), and the exit status.
+
+It reads results and writes only the files it is given.
+"""
+
+import json
+import os
+import sys
+import xml.etree.ElementTree as ET
+
+from .kconfig import DROPPED_KINDS, dropped_lines
+from .util import UsageError, write_atomic
+
+STEPS = ('configure', 'build', 'boot', 'lava')
+
+
+def logs_of(r):
+    logs = []
+    for s in STEPS:
+        st = r['steps'].get(s, {})
+        for k in ('log', 'sparse_log', 'console', 'batch_log', 'lava_job'):
+            if st.get(k) and st[k] not in logs:
+                logs.append(st[k])
+    return logs
+
+
+
+def dropped_kinds(r):
+    counts = dict.fromkeys(DROPPED_KINDS, 0)
+    for d in r.get('dropped', []):
+        counts[d['kind']] = counts.get(d['kind'], 0) + 1
+    return counts
+
+
+SHORT = {'unknown': 'unkn', 'unmet': 'unmt', 'no-prompt': 'nopr',
+         'demoted': 'demo',
+         'promoted': 'prom', 'overridden': 'ovrd', 'invalid': 'inval'}
+
+
+def summary(results, out=sys.stdout):
+    w = max([len(r['name']) for r in results] + [6])
+    head = '%-*s %-9s %-9s %-5s %-5s %5s %7s %s %7s' % (
+        w, 'target', 'kind', 'configure', 'build', 'boot', 'unmet',
+        'dropped', ' '.join('%5s' % SHORT[k] for k in DROPPED_KINDS),
+        'seconds')
+    print('', file=out)
+    print(head, file=out)
+    print('-' * len(head), file=out)
+    for r in results:
+        k = dropped_kinds(r)
+        st = [r['steps'].get(s, {}).get('status', '-') for s in STEPS]
+        print('%-*s %-9s %-9s %-5s %-5s %5d %7d %s %7.1f' % (
+            w, r['name'], r['kind'], st[0], st[1], st[2],
+            sum(len(u['selectors']) or 1 for u in r.get('unmet', [])),
+            len(r.get('dropped', [])),
+            ' '.join('%5d' % k[x] for x in DROPPED_KINDS),
+            r.get('seconds', 0)), file=out)
+    print('-' * len(head), file=out)
+    failed = [r['name'] for r in results if r['status'] != 'PASS']
+    with_dropped = [r for r in results if r.get('dropped')]
+    total = {k: sum(dropped_kinds(r)[k] for r in results)
+             for k in DROPPED_KINDS}
+    print('kautobuild: %d target(s), %d passed, %d failed%s' % (
+        len(results), len(results) - len(failed), len(failed),
+        ': ' + ' '.join(failed) if failed else ''), file=out)
+    print('kautobuild: %d target(s) with dropped requests, %d in all '
+          '(%s)' % (len(with_dropped), sum(total.values()),
+                    ', '.join('%d %s' % (total[k], k)
+                              for k in DROPPED_KINDS)), file=out)
+    lava = [(r['name'], r['steps']['lava']) for r in results
+            if 'lava' in r['steps']]
+    if lava:
+        print('kautobuild: LAVA (lava-run): %s' % ', '.join(
+            '%s %s' % (n, s.get('result') or s['status']) for n, s in lava),
+            file=out)
+    print('logs:', file=out)
+    for r in results:
+        for log in r.get('logs', []):
+            print('  %s' % log, file=out)
+
+
+def junit(results):
+    suites = ET.Element('testsuites', name='kautobuild')
+    totals = {'tests': 0, 'failures': 0, 'skipped': 0, 'time': 0.0}
+    for kind in ('board', 'fragment', 'defconfig'):
+        rs = [r for r in results if r['kind'] == kind]
+        if not rs:
+            continue
+        suite = ET.SubElement(suites, 'testsuite', name='kautobuild.' + kind)
+        n = {'tests': 0, 'failures': 0, 'skipped': 0, 'time': 0.0}
+        for r in rs:
+            for step in STEPS:
+                s = r['steps'].get(step)
+                if s is None:
+                    continue
+                tc = ET.SubElement(suite, 'testcase', classname=r['name'],
+                                   name=step, time='%.1f' % s['seconds'])
+                n['tests'] += 1
+                n['time'] += s['seconds']
+                if s['status'] == 'FAIL':
+                    n['failures'] += 1
+                    reason = s.get('reason', '')
+                    f = ET.SubElement(tc, 'failure',
+                                      message=reason.splitlines()[0]
+                                      if reason else 'failed',
+                                      type=step)
+                    f.text = reason + ('\nlog: %s\n' % s['log']
+                                       if s.get('log') else '')
+                elif s['status'] == 'SKIP':
+                    n['skipped'] += 1
+                    ET.SubElement(tc, 'skipped', message=s.get('reason', ''))
+                out = []
+                if s.get('log'):
+                    out.append('log: %s' % s['log'])
+                if step == 'configure':
+                    out.append('%d dropped request(s)' %
+                               len(r.get('dropped', [])))
+                    out += dropped_lines(r.get('dropped', []))
+                if s.get('cached'):
+                    out.append('cached: %s' % s['cached'])
+                if out:
+                    ET.SubElement(tc, 'system-out').text = '\n'.join(out)
+        for k, v in n.items():
+            suite.set(k, '%.1f' % v if k == 'time' else str(v))
+            totals[k] += v
+    for k, v in totals.items():
+        suites.set(k, '%.1f' % v if k == 'time' else str(v))
+    ET.indent(suites)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + \
+        ET.tostring(suites, encoding='unicode') + '\n'
+
+
+def write_outputs(args, doc):
+    try:
+        if args.json:
+            write_atomic(args.json, json.dumps(doc, indent=2) + '\n')
+        if args.junit:
+            write_atomic(args.junit, junit(doc['targets']))
+    except OSError as e:
+        raise UsageError('cannot write the results: %s' % e)
+
+
+def exit_status(results):
+    if any(s.get('infrastructure') for r in results
+           for s in r['steps'].values()):
+        return 2
+    return 1 if any(r['status'] != 'PASS' for r in results) else 0
+
+
+def merge(args):
+    results, seen = [], {}
+    for path in args.merge:
+        try:
+            with open(path) as f:
+                doc = json.load(f)
+            targets = doc['targets']
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise UsageError('%s: not a kautobuild JSON result (%s)' %
+                             (path, e))
+        for r in targets:
+            if r['name'] in seen:
+                print('kautobuild: %s: %s again, the later result is kept' %
+                      (path, r['name']), file=sys.stderr)
+                results[seen[r['name']]] = r
+            else:
+                seen[r['name']] = len(results)
+                results.append(r)
+    doc = {'version': 1, 'tool': 'kautobuild', 'merged_from':
+           [os.path.abspath(p) for p in args.merge], 'targets': results}
+    summary(results)
+    write_outputs(args, doc)
+    return exit_status(results)

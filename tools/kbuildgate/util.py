@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: GPL-2.0
+"""util - what every stage shares: the usage error, atomic writes, logs,
+and the stamps that let a step skip work whose inputs did not change.
+
+It runs nothing and knows no stage.
+"""
+
+import hashlib
+import json
+import os
+
+# The project folder: tools/kbuildgate/ is two levels below it
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+# Bump when what a stamp stands for changes
+STAMP_VERSION = 2
+
+
+class UsageError(Exception):
+    """Exit status 2: usage or infrastructure error."""
+
+
+def log_tail(path, n=10):
+    try:
+        with open(path, errors='replace') as f:
+            return '\n'.join(f.read().splitlines()[-n:])
+    except OSError:
+        return ''
+
+
+def sha256_file(path):
+    h = hashlib.sha256()
+    with open(path, 'rb') as f:
+        for chunk in iter(lambda: f.read(1 << 20), b''):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def write_atomic(path, text):
+    """Replace @path with @text, creating its folder; the old file stays
+    whole if anything fails."""
+    tmp = '%s.tmp.%d' % (path, os.getpid())
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        with open(tmp, 'w') as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def key_of(*parts):
+    return hashlib.sha256(json.dumps(parts, sort_keys=True)
+                          .encode()).hexdigest()
+
+
+def read_stamp(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
