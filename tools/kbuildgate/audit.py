@@ -1,0 +1,249 @@
+# SPDX-License-Identifier: GPL-2.0
+"""kconfig-audit - find every select that some configuration can leave
+unmet, statically, and confirm each one with the tree's own conf.
+
+  kconfig-audit [--srctree DIR] [--arch ARCH] [--fragment FILE]
+                [--out DIR] [--json FILE] [--limit N]
+
+Steps, with a progress line each:
+
+  1. build tools/audit/kconfig-audit against the kconfig sources of the
+     tree (tools/audit/build), and conf for ARCH (make defconfig
+     syncconfig in OUT/obj, for the variables that kconfig reads);
+  2. run it on the tree's Kconfig, or on a fragment (what can a
+     configuration derived from this board hit?): PicoSAT asks, for each
+     select, whether the selector and the select's condition can be above
+     the target's direct dependencies (y above m, or m above n), and each
+     model becomes a full .config, a candidate;
+  3. confirm the candidates with the tree's conf in one run, conf
+     --batch (patch 11: one parse for all of them), each read as a
+     defconfig would be: a candidate is a finding only if conf's own JSON
+     report has that select unmet.  The others are kept apart with the
+     reason: the symbols that conf set otherwise than the model did.
+
+A finding carries the select's file:line, the selector and the target,
+the value of the select (y or m), whether only the tristate question finds
+it (a built-in selector, a target whose dependencies allow only m: kismet
+merges y and m and cannot ask it), conf's blocking conjuncts and hint,
+and the confirming .config as a reproducer (OUT/findings/).
+
+Exit status: 0 no finding, 1 findings, 2 usage or infrastructure error.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from . import util
+from .sanitize import SetupError, build_conf
+
+TOP = Path(util.TOP)
+START = time.monotonic()
+
+
+def log(msg):
+    print('[%7.1fs] %s' % (time.monotonic() - START, msg), file=sys.stderr,
+          flush=True)
+
+
+def build_tool(srctree, out):
+    ps = subprocess.run([str(TOP / 'tools' / 'audit' / 'build'),
+                         '--srctree', str(srctree), '--out', str(out)],
+                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                        text=True)
+    if ps.returncode:
+        raise SetupError(ps.stderr.strip() or 'tools/audit/build failed')
+    return ps.stdout.strip().splitlines()[-1]
+
+
+def parse_output(text):
+    cands, summary = [], None
+    for line in text.splitlines():
+        f = line.split()
+        if f[:1] == ['cand'] and len(f) == 8:
+            cands.append({'n': int(f[1]), 'selector': f[2], 'target': f[3],
+                          'file': f[4], 'line': int(f[5]), 'level': f[6],
+                          'tristate_only': f[7] == '0'})
+        elif f[:1] == ['summary'] and len(f) == 8:
+            summary = dict(zip(('selects', 'candidates', 'unsat',
+                                'variables', 'clauses', 'coarse'),
+                               map(int, f[1:7])))
+            summary['sat_seconds'] = float(f[7])
+    return cands, summary
+
+
+def read_config(path):
+    vals = {}
+    for line in Path(path).read_text(errors='replace').splitlines():
+        if line.startswith('CONFIG_') and '=' in line:
+            k, v = line.split('=', 1)
+            vals[k[7:]] = v
+        elif line.startswith('# CONFIG_') and line.endswith(' is not set'):
+            vals[line[9:-11]] = 'n'
+    return vals
+
+
+def differences(model, written, n=3):
+    """Up to @n symbols that conf set otherwise than the model."""
+    out = []
+    for k, v in model.items():
+        w = written.get(k, 'n')
+        if w != v:
+            out.append('%s=%s (model %s)' % (k, w, v))
+            if len(out) == n:
+                break
+    return out
+
+
+def confirm(conf, env, srctree, kconfig, cands, work):
+    """Run conf --batch over the candidates; split them into findings and
+    rejected ones."""
+    lst = work / 'candidates.list'
+    lst.write_text(''.join('cand-%d defconfig %s\n' % (
+        c['n'], work / ('cand-%d.config' % c['n'])) for c in cands))
+    bdir = work / 'batch'
+    ps = subprocess.run([conf, '--batch=%s' % lst, kconfig], cwd=srctree,
+                        env=dict(env, KCONFIG_BATCH_DIR=str(bdir)),
+                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                        text=True)
+    (work / 'batch.log').write_text(ps.stdout)
+    found, rejected = [], []
+    for c in cands:
+        name = 'cand-%d' % c['n']
+        try:
+            report = json.loads((bdir / name / 'report.json').read_text())
+        except (OSError, ValueError) as e:
+            raise SetupError('conf --batch wrote no report for %s (%s); '
+                             'see %s' % (name, e, work / 'batch.log'))
+        hit = None
+        for u in report.get('unmet', []):
+            if u['symbol'] != c['target']:
+                continue
+            for s in u.get('selected_by', []):
+                if s['symbol'] == c['selector'] and \
+                        s.get('line') == c['line']:
+                    hit = u
+        if hit:
+            found.append(dict(c, depends_on=hit.get('depends_on'),
+                              depends_value=hit.get('depends_value'),
+                              blocking=hit.get('blocking', []),
+                              hint=hit.get('hint', [])))
+            continue
+        model = read_config(work / ('cand-%d.config' % c['n']))
+        written = bdir / name / '.config'
+        diff = differences(model, read_config(written)) \
+            if written.is_file() else []
+        rejected.append(dict(c, reason='conf does not reach the model: ' +
+                             (', '.join(diff) if diff else
+                              'no .config written')))
+    return found, rejected
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--srctree', default=str(TOP / 'build' / 'patched'))
+    ap.add_argument('--arch', default='arm')
+    ap.add_argument('--fragment', help='a Kconfig fragment (KBUILD_KCONFIG)'
+                    ' instead of the tree\'s Kconfig')
+    ap.add_argument('--out', help='default: build/out/audit/ARCH')
+    ap.add_argument('--json', help='write the results as JSON')
+    ap.add_argument('--limit', type=int, help='ask about the first N '
+                    'selects only (for tests)')
+    args = ap.parse_args()
+
+    srctree = Path(args.srctree).resolve()
+    out = Path(args.out or TOP / 'build' / 'out' / 'audit' /
+               args.arch).resolve()
+    kconfig = 'Kconfig'
+    if args.fragment:
+        frag = Path(args.fragment).resolve()
+        if not frag.is_file():
+            print('kconfig-audit: %s: no such file' % args.fragment,
+                  file=sys.stderr)
+            return 2
+        kconfig = str(frag)
+    if not (srctree / 'scripts' / 'kconfig' / 'conf.c').is_file():
+        print('kconfig-audit: %s is not a kernel tree' % srctree,
+              file=sys.stderr)
+        return 2
+    try:
+        log('building kconfig-audit and conf for %s (%s)' % (args.arch,
+                                                             srctree))
+        tool = build_tool(srctree, out / 'bin')
+        env = build_conf(srctree, out / 'obj', args.arch, None, None)
+        env = dict(os.environ, **env)
+        for k in ('KCONFIG_CONFIG', 'KCONFIG_ALLCONFIG', 'KBUILD_KCONFIG',
+                  'KCONFIG_WERROR', 'KCONFIG_UNMET_REPORT'):
+            env.pop(k, None)
+        conf = str(out / 'obj' / 'scripts' / 'kconfig' / 'conf')
+        work = out / 'candidates'
+        if work.exists():
+            shutil.rmtree(work)
+        work.mkdir(parents=True)
+        log('asking PicoSAT about every select of %s' % kconfig)
+        cmd = [tool, '--out', str(work)]
+        if args.limit is not None:
+            cmd += ['--limit', str(args.limit)]
+        with open(out / 'audit.out', 'w') as fo, \
+                open(out / 'audit.log', 'w') as fe:
+            proc = subprocess.Popen(cmd + [kconfig], cwd=srctree, env=env,
+                                    stdout=fo, stderr=fe)
+            # its own peak memory, not that of the builds before it
+            _, status, usage = os.wait4(proc.pid, 0)
+            proc.returncode = os.waitstatus_to_exitcode(status)
+        peak_kb = usage.ru_maxrss
+        text = (out / 'audit.out').read_text()
+        if proc.returncode not in (0, 1):
+            raise SetupError('kconfig-audit exited %d:\n%s' % (
+                proc.returncode,
+                (out / 'audit.log').read_text()[-2000:]))
+        cands, summary = parse_output(text)
+        if summary is None:
+            raise SetupError('kconfig-audit printed no summary')
+        log('%d selects: %d unsatisfiable, %d candidates (%d variables, '
+            '%d clauses, %d coarse comparisons, %.1f s)' % (
+                summary['selects'], summary['unsat'], len(cands),
+                summary['variables'], summary['clauses'],
+                summary['coarse'], summary['sat_seconds']))
+        log('confirming %d candidates with conf --batch' % len(cands))
+        found, rejected = confirm(conf, env, str(srctree), kconfig, cands,
+                                  work) if cands else ([], [])
+    except SetupError as e:
+        print('kconfig-audit: %s' % e, file=sys.stderr)
+        return 2
+    fdir = out / 'findings'
+    if fdir.exists():
+        shutil.rmtree(fdir)
+    fdir.mkdir()
+    for f in found:
+        repro = fdir / ('%s-selects-%s.config' % (f['selector'],
+                                                  f['target']))
+        shutil.copy(work / ('cand-%d.config' % f['n']), repro)
+        f['reproducer'] = str(repro)
+    for f in found:
+        print('%s:%d: warning: %s [=%s] can select %s, whose direct '
+              'dependencies are unmet%s; reproducer %s' % (
+                  f['file'], f['line'], f['selector'], f['level'],
+                  f['target'], ' (tristate only)' if f['tristate_only']
+                  else '', f['reproducer']))
+    seconds = round(time.monotonic() - START, 1)
+    print('kconfig-audit: %s %s: %d selects, %d candidates, %d confirmed '
+          '(%d tristate only), %d rejected, %.1f s, peak %d MiB' % (
+              args.arch, args.fragment or 'Kconfig', summary['selects'],
+              len(cands), len(found),
+              sum(f['tristate_only'] for f in found), len(rejected),
+              seconds, peak_kb // 1024))
+    if args.json:
+        doc = {'version': 1, 'tool': 'kconfig-audit', 'arch': args.arch,
+               'srctree': str(srctree), 'kconfig': kconfig,
+               'seconds': seconds, 'peak_rss_kib': peak_kb,
+               'coarse_note': 'comparisons other than = and != between '
+               'bool or tristate operands are free variables',
+               'summary': summary, 'findings': found, 'rejected': rejected}
+        util.write_atomic(args.json, json.dumps(doc, indent=2) + '\n')
+    return 1 if found else 0
