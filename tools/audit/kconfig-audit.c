@@ -3,7 +3,9 @@
  * kconfig-audit: find every select that some configuration can leave
  * unmet, with a SAT solver (PicoSAT), from the parsed Kconfig tree.
  *
- *   kconfig-audit [--out DIR] [--limit N] Kconfig
+ *   kconfig-audit [--out DIR] [--limit N] [--only SYMBOL] Kconfig
+ *
+ * --only asks about the selects of SYMBOL alone, --limit about the first N.
  *
  * Built against the kconfig sources of the tree it audits (tools/audit/
  * build), it runs where conf runs: srctree, ARCH, SRCARCH, CC... in the
@@ -427,7 +429,7 @@ static double now(void)
 
 int main(int ac, char **av)
 {
-	const char *out = ".", *kconfig = NULL;
+	const char *out = ".", *kconfig = NULL, *only = NULL;
 	int i, limit = -1, selects = 0, cands = 0, unsat = 0;
 	double start = now();
 	struct symbol *sym;
@@ -439,6 +441,8 @@ int main(int ac, char **av)
 			out = av[++i];
 		else if (!strcmp(av[i], "--limit") && i + 1 < ac)
 			limit = atoi(av[++i]);
+		else if (!strcmp(av[i], "--only") && i + 1 < ac)
+			only = av[++i];
 		else if (av[i][0] != '-' && !kconfig)
 			kconfig = av[i];
 		else
@@ -446,7 +450,7 @@ int main(int ac, char **av)
 	}
 	if (!kconfig || i > ac) {
 		fprintf(stderr,
-			"usage: kconfig-audit [--out DIR] [--limit N] Kconfig\n");
+			"usage: kconfig-audit [--out DIR] [--limit N] [--only SYMBOL] Kconfig\n");
 		return 2;
 	}
 	conf_parse(kconfig);
@@ -459,9 +463,16 @@ int main(int ac, char **av)
 	fprintf(stderr, "kconfig-audit: %d variables, %d clauses, %d coarse comparisons, %.1f s\n",
 		picosat_variables(ps), picosat_added_original_clauses(ps),
 		coarse, now() - start);
+	/* the tree itself must have a model, or every answer is "no" */
+	if (picosat_sat(ps, -1) != PICOSAT_SATISFIABLE) {
+		fprintf(stderr, "kconfig-audit: %s: the encoding has no model\n",
+			kconfig);
+		return 2;
+	}
 
 	for_all_symbols(i, sym) {
-		if (!vars_of(sym))
+		if (!vars_of(sym) || (only && (!sym->name ||
+					       strcmp(sym->name, only))))
 			continue;
 		for_all_properties(sym, prop, P_SELECT) {
 			struct symbol *target = prop->expr->left.sym;
