@@ -38,6 +38,10 @@
 #   kautobuild     the CI gate (tools/kautobuild): configure every board and
 #                  ARM defconfig, build and boot the boards; KAUTOBUILD_ARGS
 #                  e.g. --config-only, or targets; results in build/out/
+#   audit          every select that some configuration can leave unmet, by
+#                  PicoSAT, confirmed by conf (tools/kconfig-audit), for
+#                  AUDIT_ARCHS (default: arm x86); results in
+#                  build/out/audit/ARCH.json
 #   sanitize       conf under ASan/UBSan/LSan on every ARM defconfig, all*,
 #                  randconfigs, boards, examples, testconfig; then valgrind,
 #                  stock against patched (tools/kconfig-sanitize)
@@ -69,7 +73,7 @@ PYTEST_ARGS ?=
 export BUILD KERNEL_SRC TARBALL
 
 .PHONY: all deps trees git-tree gate fix-demo boot check bench clean help \
-	sanitize fuzz kautobuild diffharness
+	sanitize fuzz kautobuild diffharness audit
 
 all: deps trees
 	@$(MAKE) -f $(TOP)/Kbuild.mk --no-print-directory gate GATE_DEMO=1
@@ -133,6 +137,15 @@ kautobuild: trees
 		--out $(BUILD)/out/kautobuild --jobs $(JOBS) \
 		--json $(BUILD)/out/kautobuild.json \
 		--junit $(BUILD)/out/kautobuild.xml $(KAUTOBUILD_ARGS)
+
+AUDIT_ARCHS ?= arm x86
+audit: trees
+	@for a in $(AUDIT_ARCHS); do \
+		$(PYTHON3) $(TOP)/tools/kconfig-audit --srctree $(BUILD)/patched \
+			--arch $$a --out $(BUILD)/out/audit/$$a \
+			--json $(BUILD)/out/audit/$$a.json; \
+		rc=$$?; [ $$rc -le 1 ] || exit $$rc; \
+	done
 
 sanitize: trees
 	@$(PYTHON3) $(TOP)/tools/kconfig-sanitize --set full --valgrind \

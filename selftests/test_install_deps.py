@@ -45,6 +45,8 @@ FILES = {
                   '/usr/arm-linux-gnueabi/lib/libc.a'],
     'kernel build': ['/usr/include/libelf.h', '/usr/include/openssl/ssl.h'],
     'trees': ['/usr/src/linux-source-6.1.tar.xz'],
+    'audit': ['/usr/include/picosat/picosat.h',
+              '/usr/lib/x86_64-linux-gnu/libpicosat.so'],
 }
 # Debian's own programs, not /usr/local's (python3 here is a pyenv build)
 DEBIAN_PATH = '/usr/sbin:/usr/bin:/sbin:/bin'

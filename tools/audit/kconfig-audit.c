@@ -26,7 +26,8 @@
  * where D is the first default whose condition holds, or'ed with what
  * implies the symbol and and'ed with its dependencies, as conf computes it;
  * m becomes y for a bool, and for every symbol while MODULES is n.  Choices
- * are left free within those bounds.
+ * are left free within those bounds, but for one member at most at y, and
+ * one at least while the choice is y.
  *
  * For each select of S, "select T if C", it asks: can S && C be above T's
  * direct dependencies, y above m or m above n?  Each satisfying model is
@@ -34,13 +35,15 @@
  * encoding over-approximates what conf can reach, so a model is only a
  * candidate), and printed as one line:
  *
- *   cand N SELECTOR TARGET FILE LINE LEVEL MERGED
+ *   cand N SELECTOR TARGET FILE LINE LEVEL MERGED COARSE
  *
  * LEVEL is the value of S && C in the model (y or m).  MERGED is 1 if the
  * question with y and m merged into one "on" value (as kismet asks it:
  * S on, T's dependencies n) is satisfiable too, and 0 if only the
  * tristate question is: a built-in selector of a target whose
- * dependencies allow only m.  A summary line ends the output:
+ * dependencies allow only m.  COARSE is 1 if the target's dependencies or
+ * the select's condition hold a comparison encoded as a free variable.  A
+ * summary line ends the output:
  *
  *   summary SELECTS CANDIDATES UNSAT VARS CLAUSES COARSE SECONDS
  *
@@ -340,6 +343,53 @@ static void encode_symbol(struct symbol *sym)
 	tie_le(sym, tv_promote(sym, tv_or(vis, tv_or(d, rev))));
 }
 
+/* One member of a choice at most is y, and one at least while it is y */
+static void encode_choice(struct symbol *choice)
+{
+	struct property *prop = sym_get_choice_prop(choice);
+	struct symbol *a, *b;
+	struct expr *e, *f;
+
+	if (!prop || !vars_of(choice))
+		return;
+	picosat_add(ps, -vars_of(choice)->y);
+	expr_list_for_each_sym(prop->expr, e, a)
+		if (vars_of(a))
+			picosat_add(ps, vars_of(a)->y);
+	picosat_add(ps, 0);
+	expr_list_for_each_sym(prop->expr, e, a) {
+		if (!vars_of(a))
+			continue;
+		for (f = e->left.expr; f; f = f->left.expr) {
+			b = f->right.sym;
+			if (vars_of(b))
+				clause(-vars_of(a)->y, -vars_of(b)->y, 0);
+		}
+	}
+}
+
+/* Does @e compare what the encoding cannot (a free variable)? */
+static bool expr_is_coarse(struct expr *e)
+{
+	if (!e)
+		return false;
+	switch (e->type) {
+	case E_SYMBOL:
+		return false;
+	case E_NOT:
+		return expr_is_coarse(e->left.expr);
+	case E_AND:
+	case E_OR:
+		return expr_is_coarse(e->left.expr) ||
+		       expr_is_coarse(e->right.expr);
+	case E_EQUAL:
+	case E_UNEQUAL:
+		return !tv_operand(e->left.sym) || !tv_operand(e->right.sym);
+	default:
+		return true;
+	}
+}
+
 static void make_vars(void)
 {
 	struct symbol *sym;
@@ -457,9 +507,13 @@ int main(int ac, char **av)
 
 	ps = picosat_init();
 	make_vars();
-	for_all_symbols(i, sym)
-		if (vars_of(sym))
-			encode_symbol(sym);
+	for_all_symbols(i, sym) {
+		if (!vars_of(sym))
+			continue;
+		encode_symbol(sym);
+		if (sym_is_choice(sym))
+			encode_choice(sym);
+	}
 	fprintf(stderr, "kconfig-audit: %d variables, %d clauses, %d coarse comparisons, %.1f s\n",
 		picosat_variables(ps), picosat_added_original_clauses(ps),
 		coarse, now() - start);
@@ -490,6 +544,9 @@ int main(int ac, char **av)
 			q = lit_or(merged, lit_and(term.y, -dir.y));
 			picosat_assume(ps, q);
 			res = picosat_sat(ps, -1);
+			if (selects % 500 == 0)
+				fprintf(stderr, "kconfig-audit: %d selects, %d candidates, %.1f s\n",
+					selects, cands, now() - start);
 			if (res != PICOSAT_SATISFIABLE) {
 				unsat++;
 				continue;
@@ -504,12 +561,11 @@ int main(int ac, char **av)
 			       target->name, prop->file->name, prop->lineno,
 			       picosat_deref(ps, term.y) > 0 ? 'y' : 'm');
 			picosat_assume(ps, merged);
-			printf("%d\n", picosat_sat(ps, -1) ==
-			       PICOSAT_SATISFIABLE);
+			printf("%d %d\n", picosat_sat(ps, -1) ==
+			       PICOSAT_SATISFIABLE,
+			       expr_is_coarse(target->dir_dep.expr) ||
+			       expr_is_coarse(prop->visible.expr));
 			fflush(stdout);
-			if (selects % 500 == 0)
-				fprintf(stderr, "kconfig-audit: %d selects, %d candidates, %.1f s\n",
-					selects, cands, now() - start);
 		}
 	}
 	printf("summary %d %d %d %d %d %d %.1f\n", selects, cands, unsat,

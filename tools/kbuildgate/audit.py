@@ -3,13 +3,14 @@
 unmet, statically, and confirm each one with the tree's own conf.
 
   kconfig-audit [--srctree DIR] [--arch ARCH] [--fragment FILE]
-                [--out DIR] [--json FILE] [--limit N]
+                [--out DIR] [--json FILE] [--limit N] [--only SYMBOL]
 
 Steps, with a progress line each:
 
   1. build tools/audit/kconfig-audit against the kconfig sources of the
      tree (tools/audit/build), and conf for ARCH (make defconfig
-     syncconfig in OUT/obj, for the variables that kconfig reads);
+     syncconfig, for the variables that kconfig reads), both kept in
+     build/out/audit/cache/ARCH-HASH until the kconfig sources change;
   2. run it on the tree's Kconfig, or on a fragment (what can a
      configuration derived from this board hit?): PicoSAT asks, for each
      select, whether the selector and the select's condition can be above
@@ -31,6 +32,7 @@ Exit status: 0 no finding, 1 findings, 2 usage or infrastructure error.
 """
 
 import argparse
+import hashlib
 import json
 import os
 import shutil
@@ -40,7 +42,7 @@ import time
 from pathlib import Path
 
 from . import util
-from .sanitize import SetupError, build_conf
+from .sanitize import SetupError, build_conf, conf_env
 
 TOP = Path(util.TOP)
 START = time.monotonic()
@@ -51,7 +53,33 @@ def log(msg):
           flush=True)
 
 
+def newer(target, sources):
+    """Is @target there, and newer than every file of @sources?"""
+    try:
+        t = os.stat(target).st_mtime_ns
+    except OSError:
+        return False
+    return all(os.stat(f).st_mtime_ns < t for f in sources)
+
+
+def kconfig_sources(srctree):
+    kc = Path(srctree) / 'scripts' / 'kconfig'
+    return [str(p) for p in sorted(kc.iterdir())
+            if p.suffix in ('.c', '.h', '.y', '.l')]
+
+
+def cache_dir(srctree, arch):
+    """Where the program and conf of @srctree for @arch are kept, between
+    runs: build/out/audit/cache/ARCH-HASH."""
+    h = hashlib.sha256(str(srctree).encode()).hexdigest()[:12]
+    return TOP / 'build' / 'out' / 'audit' / 'cache' / ('%s-%s' % (arch, h))
+
+
 def build_tool(srctree, out):
+    prog = out / 'kconfig-audit'
+    if newer(prog, kconfig_sources(srctree) +
+             [str(TOP / 'tools' / 'audit' / 'kconfig-audit.c')]):
+        return str(prog)
     ps = subprocess.run([str(TOP / 'tools' / 'audit' / 'build'),
                          '--srctree', str(srctree), '--out', str(out)],
                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -65,10 +93,11 @@ def parse_output(text):
     cands, summary = [], None
     for line in text.splitlines():
         f = line.split()
-        if f[:1] == ['cand'] and len(f) == 8:
+        if f[:1] == ['cand'] and len(f) == 9:
             cands.append({'n': int(f[1]), 'selector': f[2], 'target': f[3],
                           'file': f[4], 'line': int(f[5]), 'level': f[6],
-                          'tristate_only': f[7] == '0'})
+                          'tristate_only': f[7] == '0',
+                          'coarse': f[8] == '1'})
         elif f[:1] == ['summary'] and len(f) == 8:
             summary = dict(zip(('selects', 'candidates', 'unsat',
                                 'variables', 'clauses', 'coarse'),
@@ -138,9 +167,18 @@ def confirm(conf, env, srctree, kconfig, cands, work):
         written = bdir / name / '.config'
         diff = differences(model, read_config(written)) \
             if written.is_file() else []
-        rejected.append(dict(c, reason='conf does not reach the model: ' +
-                             (', '.join(diff) if diff else
-                              'no .config written')))
+        if not written.is_file():
+            reason = 'conf wrote no .config'
+        elif c['coarse']:
+            reason = ('a comparison that the encoding leaves free (string, '
+                      'number) decides it, and conf computes it otherwise')
+        elif diff:
+            reason = 'conf does not reach the model: ' + ', '.join(diff)
+        else:
+            reason = ('conf reaches the model\'s bool and tristate values '
+                      'but does not warn: a coarse comparison (string, '
+                      'number) decides it')
+        rejected.append(dict(c, reason=reason))
     return found, rejected
 
 
@@ -154,6 +192,8 @@ def main():
     ap.add_argument('--json', help='write the results as JSON')
     ap.add_argument('--limit', type=int, help='ask about the first N '
                     'selects only (for tests)')
+    ap.add_argument('--only', metavar='SYMBOL',
+                    help='ask about the selects of SYMBOL only')
     args = ap.parse_args()
 
     srctree = Path(args.srctree).resolve()
@@ -174,13 +214,20 @@ def main():
     try:
         log('building kconfig-audit and conf for %s (%s)' % (args.arch,
                                                              srctree))
-        tool = build_tool(srctree, out / 'bin')
-        env = build_conf(srctree, out / 'obj', args.arch, None, None)
+        cache = cache_dir(srctree, args.arch)
+        tool = build_tool(srctree, cache / 'bin')
+        obj = cache / 'obj'
+        conf = obj / 'scripts' / 'kconfig' / 'conf'
+        if newer(conf, kconfig_sources(srctree)) and \
+                (obj / 'include/config/auto.conf.cmd').is_file():
+            env = conf_env(obj)
+        else:
+            env = build_conf(srctree, obj, args.arch, None, None)
         env = dict(os.environ, **env)
         for k in ('KCONFIG_CONFIG', 'KCONFIG_ALLCONFIG', 'KBUILD_KCONFIG',
                   'KCONFIG_WERROR', 'KCONFIG_UNMET_REPORT'):
             env.pop(k, None)
-        conf = str(out / 'obj' / 'scripts' / 'kconfig' / 'conf')
+        conf = str(conf)
         work = out / 'candidates'
         if work.exists():
             shutil.rmtree(work)
@@ -189,22 +236,23 @@ def main():
         cmd = [tool, '--out', str(work)]
         if args.limit is not None:
             cmd += ['--limit', str(args.limit)]
-        with open(out / 'audit.out', 'w') as fo, \
-                open(out / 'audit.log', 'w') as fe:
+        if args.only:
+            cmd += ['--only', args.only]
+        # its progress lines go to stderr as they come
+        with open(out / 'audit.out', 'w') as fo:
             proc = subprocess.Popen(cmd + [kconfig], cwd=srctree, env=env,
-                                    stdout=fo, stderr=fe)
+                                    stdout=fo)
             # its own peak memory, not that of the builds before it
             _, status, usage = os.wait4(proc.pid, 0)
             proc.returncode = os.waitstatus_to_exitcode(status)
         peak_kb = usage.ru_maxrss
         text = (out / 'audit.out').read_text()
         if proc.returncode not in (0, 1):
-            raise SetupError('kconfig-audit exited %d:\n%s' % (
-                proc.returncode,
-                (out / 'audit.log').read_text()[-2000:]))
+            raise SetupError('kconfig-audit exited %d' % proc.returncode)
         cands, summary = parse_output(text)
         if summary is None:
-            raise SetupError('kconfig-audit printed no summary')
+            raise SetupError('%s: no answer (exit %d): see the messages '
+                             'above' % (kconfig, proc.returncode))
         log('%d selects: %d unsatisfiable, %d candidates (%d variables, '
             '%d clauses, %d coarse comparisons, %.1f s)' % (
                 summary['selects'], summary['unsat'], len(cands),

@@ -1,0 +1,151 @@
+# SPDX-License-Identifier: GPL-2.0
+"""tools/kconfig-audit: every select that some configuration can leave
+unmet, found by PicoSAT and confirmed by conf.
+
+selftests/audit/Kconfig has one construct per select, with the answer
+known: true alarms (bool, a choice member, a comparison, a module, and a
+tristate-only one that kismet's merged y/m cannot ask), selects that can
+never be unmet (the selector's dependencies, the select's condition),
+an imply, and a would-be alarm that only the encoding's free string
+comparison allows, which conf must reject.  On the real ARM tree, it must
+find TEST_MAPLE_TREE selecting DEBUG_MAPLE_TREE (real in 6.1).
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import PATCHED, TOP
+from kbuildgate import audit
+
+TOOL = str(TOP / 'tools' / 'kconfig-audit')
+TREE = TOP / 'selftests' / 'audit' / 'Kconfig'
+
+
+def run(tmp_path, *args):
+    ps = subprocess.run([sys.executable, TOOL, '--srctree', str(PATCHED),
+                         '--out', str(tmp_path / 'out'),
+                         '--json', str(tmp_path / 'audit.json')] +
+                        [str(a) for a in args],
+                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                        text=True)
+    print(ps.stdout, ps.stderr)
+    doc = json.loads((tmp_path / 'audit.json').read_text()) \
+        if (tmp_path / 'audit.json').is_file() else None
+    return ps, doc
+
+
+def line_of(text, sym):
+    """The line of "select SYM" in selftests/audit/Kconfig."""
+    for n, line in enumerate(TREE.read_text().splitlines(), 1):
+        if line.strip() == 'select ' + sym or \
+                line.strip().startswith('select %s ' % sym):
+            return n
+    raise KeyError(sym)
+
+
+@pytest.fixture(scope='module')
+def small(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp('audit')
+    return run(tmp, '--fragment', TREE)
+
+
+def test_small_tree_findings(small):
+    ps, doc = small
+    assert ps.returncode == 1
+    found = {(f['selector'], f['target']): f for f in doc['findings']}
+    assert sorted(found) == [('A', 'T'), ('CB', 'T8'), ('E', 'V'),
+                             ('E2', 'T4'), ('W', 'T7')]
+    for (sel, target), f in found.items():
+        assert f['file'] == str(TREE)
+        assert f['line'] == line_of(None, target)
+        assert '%s:%d: warning: %s [=' % (TREE, f['line'], sel) in ps.stdout
+    # conf's own diagnosis comes with each finding
+    assert found[('A', 'T')]['blocking'] == [{'expr': 'B', 'value': 'n'}]
+    assert found[('A', 'T')]['hint'] == ['B']
+    # only E -> V needs m as a value of its own
+    assert [k for k, f in found.items() if f['tristate_only']] == \
+        [('E', 'V')]
+    assert found[('E', 'V')]['depends_value'] == 'm'
+    assert found[('E', 'V')]['level'] == 'y'
+
+
+def test_small_tree_no_alarm(small):
+    """C and G can never leave their target unmet; an imply is not a
+    select; the string comparison is rejected by conf, with its reason."""
+    ps, doc = small
+    assert doc['summary']['selects'] == 8
+    assert doc['summary']['unsat'] == 2
+    asked = {(c['selector'], c['target']) for c in
+             doc['findings'] + doc['rejected']}
+    assert ('C', 'T2') not in asked and ('G', 'T3') not in asked
+    assert not any(c['target'] == 'T5' for c in doc['findings'])
+    assert [(r['selector'], r['target']) for r in doc['rejected']] == \
+        [('F', 'T6')]
+    assert 'comparison that the encoding leaves free' in \
+        doc['rejected'][0]['reason']
+    assert doc['summary']['coarse'] == 1
+
+
+def test_reproducers(small):
+    """Each finding's .config makes the tree's conf warn, alone."""
+    _, doc = small
+    obj = audit.cache_dir(PATCHED.resolve(), 'arm') / 'obj'
+    env = dict(os.environ, **audit.conf_env(obj))
+    for f in doc['findings']:
+        repro = Path(f['reproducer'])
+        assert repro.is_file()
+        cfg = repro.with_suffix('.out')
+        cfg.write_bytes(repro.read_bytes())
+        ps = subprocess.run([str(obj / 'scripts/kconfig/conf'),
+                             '--olddefconfig', str(TREE)], cwd=PATCHED,
+                            env=dict(env, KCONFIG_CONFIG=str(cfg)),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+        assert 'unmet direct dependencies detected for %s' % f['target'] \
+            in ps.stdout, ps.stdout
+        assert '%s [=%s] selects %s' % (f['selector'], f['level'],
+                                         f['target']) in ps.stdout
+
+
+def test_clean_tree(tmp_path):
+    frag = tmp_path / 'clean.Kconfig'
+    frag.write_text('config A\n\tbool "a"\n\tdepends on B\n\tselect T\n'
+                    'config B\n\tbool "b"\n'
+                    'config T\n\tbool\n\tdepends on B\n')
+    ps, doc = run(tmp_path, '--fragment', frag)
+    assert ps.returncode == 0
+    assert doc['findings'] == [] and doc['summary']['unsat'] == 1
+
+
+@pytest.mark.parametrize('text,message', [
+    (None, 'no such file'),
+    ('config A\n\tbool "a"\n\tselect\n', 'no answer'),
+])
+def test_bad_input(tmp_path, text, message):
+    frag = tmp_path / 'bad.Kconfig'
+    if text is not None:
+        frag.write_text(text)
+    ps, _ = run(tmp_path, '--fragment', frag)
+    assert ps.returncode == 2
+    assert message in ps.stderr
+    assert 'Traceback' not in ps.stderr
+    if text is not None:
+        assert '%s:3: syntax error' % frag in ps.stderr
+
+
+def test_real_tree_maple_tree(tmp_path):
+    """6.1's TEST_MAPLE_TREE selects DEBUG_MAPLE_TREE without its
+    DEBUG_KERNEL (fixed upstream later)."""
+    ps, doc = run(tmp_path, '--only', 'TEST_MAPLE_TREE')
+    assert ps.returncode == 1
+    [f] = doc['findings']
+    assert (f['selector'], f['target']) == ('TEST_MAPLE_TREE',
+                                            'DEBUG_MAPLE_TREE')
+    assert (f['file'], f['line']) == ('lib/Kconfig.debug', 2270)
+    assert f['blocking'] == [{'expr': 'DEBUG_KERNEL', 'value': 'n'}]
+    assert doc['summary']['variables'] > 100000
