@@ -102,7 +102,7 @@ def test_reproducers(small):
         cfg = repro.with_suffix('.out')
         cfg.write_bytes(repro.read_bytes())
         ps = subprocess.run([str(obj / 'scripts/kconfig/conf'),
-                             '--olddefconfig', str(TREE)], cwd=PATCHED,
+                             '--olddefconfig', str(TREE)], cwd=repro.parent,
                             env=dict(env, KCONFIG_CONFIG=str(cfg)),
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True)
@@ -110,6 +110,12 @@ def test_reproducers(small):
             in ps.stdout, ps.stdout
         assert '%s [=%s] selects %s' % (f['selector'], f['level'],
                                          f['target']) in ps.stdout
+
+
+def test_tree_stays_clean(small):
+    """conf writes include/config/ where it runs: never in the tree."""
+    assert not (PATCHED / 'include' / 'config').exists()
+    assert not (PATCHED / '.config').exists()
 
 
 def test_clean_tree(tmp_path):

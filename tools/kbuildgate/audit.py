@@ -136,7 +136,9 @@ def confirm(conf, env, srctree, kconfig, cands, work):
     lst.write_text(''.join('cand-%d defconfig %s\n' % (
         c['n'], work / ('cand-%d.config' % c['n'])) for c in cands))
     bdir = work / 'batch'
-    ps = subprocess.run([conf, '--batch=%s' % lst, kconfig], cwd=srctree,
+    # in the work folder, as kbuild runs conf in the object tree: conf
+    # writes include/config/ where it runs, which would dirty the tree
+    ps = subprocess.run([conf, '--batch=%s' % lst, kconfig], cwd=work,
                         env=dict(env, KCONFIG_BATCH_DIR=str(bdir)),
                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                         text=True)
@@ -240,7 +242,7 @@ def main():
             cmd += ['--only', args.only]
         # its progress lines go to stderr as they come
         with open(out / 'audit.out', 'w') as fo:
-            proc = subprocess.Popen(cmd + [kconfig], cwd=srctree, env=env,
+            proc = subprocess.Popen(cmd + [kconfig], cwd=work, env=env,
                                     stdout=fo)
             # its own peak memory, not that of the builds before it
             _, status, usage = os.wait4(proc.pid, 0)
