@@ -45,7 +45,10 @@
  * the select's condition hold a comparison encoded as a free variable.  A
  * summary line ends the output:
  *
- *   summary SELECTS CANDIDATES UNSAT VARS CLAUSES COARSE SECONDS
+ *   summary SELECTS CANDIDATES UNSAT VARS CLAUSES COARSE SECONDS CARRIED
+ *
+ * CARRIED counts the selects (among UNSAT) whose own condition carries
+ * every conjunct of the target's dependencies: no solver call is needed.
  *
  * Exit status: 0 no candidate, 1 candidates, 2 usage or I/O error.
  */
@@ -390,6 +393,60 @@ static bool expr_is_coarse(struct expr *e)
 	}
 }
 
+static bool expr_same(struct expr *a, struct expr *b)
+{
+	if (!a || !b || a->type != b->type)
+		return a == b;
+	switch (a->type) {
+	case E_SYMBOL:
+		return a->left.sym == b->left.sym;
+	case E_NOT:
+		return expr_same(a->left.expr, b->left.expr);
+	case E_AND:
+	case E_OR:
+		return expr_same(a->left.expr, b->left.expr) &&
+		       expr_same(a->right.expr, b->right.expr);
+	case E_EQUAL:
+	case E_UNEQUAL:
+	case E_LTH:
+	case E_LEQ:
+	case E_GTH:
+	case E_GEQ:
+		return a->left.sym == b->left.sym &&
+		       a->right.sym == b->right.sym;
+	default:
+		return false;
+	}
+}
+
+/* Is @c one of the top-level conjuncts of @e? */
+static bool has_conjunct(struct expr *e, struct expr *c)
+{
+	if (!e)
+		return false;
+	if (e->type == E_AND)
+		return has_conjunct(e->left.expr, c) ||
+		       has_conjunct(e->right.expr, c);
+	return expr_same(e, c);
+}
+
+/*
+ * Does the select's own condition (the selector's dependencies, as
+ * menu_finalize() puts them there, and its "if") carry every conjunct of
+ * the target's dependencies?  Then S && C is never above them, unless S
+ * is itself forced above its dependencies by an unmet select, which is
+ * found as a finding of its own.
+ */
+static bool select_carries_deps(struct expr *deps, struct expr *cond)
+{
+	if (!deps)
+		return true;
+	if (deps->type == E_AND)
+		return select_carries_deps(deps->left.expr, cond) &&
+		       select_carries_deps(deps->right.expr, cond);
+	return has_conjunct(cond, deps);
+}
+
 static void make_vars(void)
 {
 	struct symbol *sym;
@@ -480,7 +537,7 @@ static double now(void)
 int main(int ac, char **av)
 {
 	const char *out = ".", *kconfig = NULL, *only = NULL;
-	int i, limit = -1, selects = 0, cands = 0, unsat = 0;
+	int i, limit = -1, selects = 0, cands = 0, unsat = 0, carried = 0;
 	double start = now();
 	struct symbol *sym;
 	struct property *prop;
@@ -538,6 +595,12 @@ int main(int ac, char **av)
 			if (limit >= 0 && selects >= limit)
 				break;
 			selects++;
+			if (select_carries_deps(target->dir_dep.expr,
+						prop->visible.expr)) {
+				carried++;
+				unsat++;
+				continue;
+			}
 			term = tv_and(tv_sym(sym), tv_expr(prop->visible.expr));
 			dir = tv_expr(target->dir_dep.expr);
 			merged = lit_and(term.g, -dir.g);
@@ -568,9 +631,9 @@ int main(int ac, char **av)
 			fflush(stdout);
 		}
 	}
-	printf("summary %d %d %d %d %d %d %.1f\n", selects, cands, unsat,
+	printf("summary %d %d %d %d %d %d %.1f %d\n", selects, cands, unsat,
 	       picosat_variables(ps), picosat_added_original_clauses(ps),
-	       coarse, now() - start);
+	       coarse, now() - start, carried);
 	picosat_reset(ps);
 	return cands ? 1 : 0;
 }

@@ -98,11 +98,12 @@ def parse_output(text):
                           'file': f[4], 'line': int(f[5]), 'level': f[6],
                           'tristate_only': f[7] == '0',
                           'coarse': f[8] == '1'})
-        elif f[:1] == ['summary'] and len(f) == 8:
+        elif f[:1] == ['summary'] and len(f) == 9:
             summary = dict(zip(('selects', 'candidates', 'unsat',
                                 'variables', 'clauses', 'coarse'),
                                map(int, f[1:7])))
             summary['sat_seconds'] = float(f[7])
+            summary['carried'] = int(f[8])
     return cands, summary
 
 
