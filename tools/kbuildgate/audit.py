@@ -4,6 +4,7 @@ unmet, statically, and confirm each one with the tree's own conf.
 
   kconfig-audit [--srctree DIR] [--arch ARCH] [--fragment FILE]
                 [--out DIR] [--json FILE] [--limit N] [--only SYMBOL]
+                [--randconfigs N]
 
 Steps, with a progress line each:
 
@@ -21,6 +22,10 @@ Steps, with a progress line each:
      defconfig would be: a candidate is a finding only if conf's own JSON
      report has that select unmet.  The others are kept apart with the
      reason: the symbols that conf set otherwise than the model did.
+
+With --randconfigs N, conf then runs N randconfigs (KCONFIG_SEED 1..N)
+and every unmet select they hit must be among the findings; the ones
+that are not are listed as missed.
 
 A finding carries the select's file:line, the selector and the target,
 the value of the select (y or m), whether only the tristate question finds
@@ -185,6 +190,36 @@ def confirm(conf, env, srctree, kconfig, cands, work):
     return found, rejected
 
 
+def randconfig_sweep(conf, env, kconfig, count, work):
+    """The unmet selects of @count randconfigs (KCONFIG_SEED 1..count), as
+    conf's JSON report names them: {(selector, target, file, line)}."""
+    seen = {}
+    d = work / 'randconfig'
+    d.mkdir(exist_ok=True)
+    for seed in range(1, count + 1):
+        report = d / 'report.json'
+        if report.exists():
+            report.unlink()
+        subprocess.run([conf, '--randconfig', kconfig], cwd=d,
+                       env=dict(env, KCONFIG_SEED=str(seed),
+                                KCONFIG_CONFIG=str(d / '.config'),
+                                KCONFIG_UNMET_REPORT=str(report)),
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            doc = json.loads(report.read_text())
+        except (OSError, ValueError):
+            continue
+        for u in doc.get('unmet', []):
+            for s in u.get('selected_by', []):
+                key = (s['symbol'], u['symbol'], s.get('file'),
+                       s.get('line'))
+                seen.setdefault(key, seed)
+        if seed % 50 == 0:
+            log('randconfig %d/%d: %d distinct unmet selects' % (
+                seed, count, len(seen)))
+    return seen
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--srctree', default=str(TOP / 'build' / 'patched'))
@@ -197,6 +232,9 @@ def main():
                     'selects only (for tests)')
     ap.add_argument('--only', metavar='SYMBOL',
                     help='ask about the selects of SYMBOL only')
+    ap.add_argument('--randconfigs', type=int, default=0, metavar='N',
+                    help='then run N randconfigs with conf and check that '
+                    'the audit found every unmet select they hit')
     args = ap.parse_args()
 
     srctree = Path(args.srctree).resolve()
@@ -264,6 +302,21 @@ def main():
         log('confirming %d candidates with conf --batch' % len(cands))
         found, rejected = confirm(conf, env, str(srctree), kconfig, cands,
                                   work) if cands else ([], [])
+        sweep = None
+        if args.randconfigs:
+            log('sweeping %d randconfigs' % args.randconfigs)
+            hits = randconfig_sweep(conf, env, kconfig, args.randconfigs,
+                                    work)
+            known = {(f['selector'], f['target'], f['file'], f['line'])
+                     for f in found}
+            sweep = {'randconfigs': args.randconfigs,
+                     'unmet': [dict(zip(('selector', 'target', 'file',
+                                         'line'), k), seed=v)
+                               for k, v in sorted(hits.items(),
+                                                  key=lambda kv: kv[1])],
+                     'missed': [dict(zip(('selector', 'target', 'file',
+                                          'line'), k), seed=v)
+                                for k, v in hits.items() if k not in known]}
     except SetupError as e:
         print('kconfig-audit: %s' % e, file=sys.stderr)
         return 2
@@ -289,8 +342,16 @@ def main():
               len(cands), len(found),
               sum(f['tristate_only'] for f in found), len(rejected),
               seconds, peak_kb // 1024))
+    if sweep is not None:
+        print('kconfig-audit: %d randconfigs hit %d distinct unmet selects, '
+              '%d of them not found by the audit%s' % (
+                  sweep['randconfigs'], len(sweep['unmet']),
+                  len(sweep['missed']), ''.join(
+                      '\n  missed: %s selects %s (%s:%s), seed %d' % (
+                          m['selector'], m['target'], m['file'], m['line'],
+                          m['seed']) for m in sweep['missed'])))
     if args.json:
-        doc = {'version': 1, 'tool': 'kconfig-audit', 'arch': args.arch,
+        doc = {'version': 1, 'randconfig_sweep': sweep, 'tool': 'kconfig-audit', 'arch': args.arch,
                'srctree': str(srctree), 'kconfig': kconfig,
                'seconds': seconds, 'peak_rss_kib': peak_kb,
                'coarse_note': 'comparisons other than = and != between '
