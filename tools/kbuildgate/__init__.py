@@ -26,6 +26,7 @@ entry points into these modules.  The flow, and what each stage owns:
 
 and the tools' own: gate (kconfig-gate), fragment (kconfig-fragment),
 board_boot (board-boot), bench (kconfig-bench), sanitize
-(kconfig-sanitize), and diffharness (kconfig-diffharness) with
-harness_conf (conf and its shell cache) and harness_check (one fragment).
+(kconfig-sanitize), diffharness (kconfig-diffharness) with harness_conf
+(conf and its shell cache) and harness_check (one fragment), and audit
+(kconfig-audit, with its C part in tools/audit/).
 """
