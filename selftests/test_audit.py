@@ -5,8 +5,8 @@ unmet, found by PicoSAT and confirmed by conf.
 selftests/audit/Kconfig has one construct per select, with the answer
 known: true alarms (bool, a choice member, a comparison, a module, and a
 tristate-only one that kismet's merged y/m cannot ask), selects that can
-never be unmet (the selector's dependencies, the select's condition),
-an imply, and a would-be alarm that only the encoding's free string
+never be unmet (the selector's dependencies, the select's condition,
+a bool target whose dependency is m), an imply, and a would-be alarm that only the encoding's free string
 comparison allows, which conf must reject.  On the real ARM tree, it must
 find TEST_MAPLE_TREE selecting DEBUG_MAPLE_TREE (real in 6.1).
 """
@@ -75,14 +75,15 @@ def test_small_tree_findings(small):
 
 
 def test_small_tree_no_alarm(small):
-    """C and G can never leave their target unmet; an imply is not a
-    select; the string comparison is rejected by conf, with its reason."""
+    """C and G can never leave their target unmet, nor QA (conf makes
+    m y in a bool's dependencies); an imply is not a select; the string comparison is rejected by conf, with its reason."""
     ps, doc = small
-    assert doc['summary']['selects'] == 8
-    assert doc['summary']['unsat'] == 2
+    assert doc['summary']['selects'] == 9
+    assert doc['summary']['unsat'] == 3
     asked = {(c['selector'], c['target']) for c in
              doc['findings'] + doc['rejected']}
     assert ('C', 'T2') not in asked and ('G', 'T3') not in asked
+    assert ('QA', 'QT') not in asked
     assert not any(c['target'] == 'T5' for c in doc['findings'])
     assert [(r['selector'], r['target']) for r in doc['rejected']] == \
         [('F', 'T6')]

@@ -30,7 +30,8 @@
  * one at least while the choice is y.
  *
  * For each select of S, "select T if C", it asks: can S && C be above T's
- * direct dependencies, y above m or m above n?  Each satisfying model is
+ * direct dependencies, y above m or m above n?  (For a bool T only the
+ * latter: conf makes m y on both sides.)  Each satisfying model is
  * written as a full .config, DIR/cand-N.config, for conf to confirm (the
  * encoding over-approximates what conf can reach, so a model is only a
  * candidate), and printed as one line:
@@ -604,7 +605,15 @@ int main(int ac, char **av)
 			term = tv_and(tv_sym(sym), tv_expr(prop->visible.expr));
 			dir = tv_expr(target->dir_dep.expr);
 			merged = lit_and(term.g, -dir.g);
-			q = lit_or(merged, lit_and(term.y, -dir.y));
+			/*
+			 * sym_calc_visibility() makes m y in a bool's direct
+			 * and reverse dependencies: only "on above off" is
+			 * unmet there
+			 */
+			if (target->type == S_BOOLEAN)
+				q = merged;
+			else
+				q = lit_or(merged, lit_and(term.y, -dir.y));
 			picosat_assume(ps, q);
 			res = picosat_sat(ps, -1);
 			if (selects % 500 == 0)

@@ -123,10 +123,14 @@ def read_config(path):
     return vals
 
 
-def differences(model, written, n=3):
-    """Up to @n symbols that conf set otherwise than the model."""
+def differences(model, written, first=(), n=3):
+    """Up to @n symbols that conf set otherwise than the model, those of
+    @first (the selector, the target) before the others."""
     out = []
-    for k, v in model.items():
+    order = [k for k in first if k in model] + \
+        [k for k in model if k not in first]
+    for k in order:
+        v = model[k]
         w = written.get(k, 'n')
         if w != v:
             out.append('%s=%s (model %s)' % (k, w, v))
@@ -173,7 +177,8 @@ def confirm(conf, env, srctree, kconfig, cands, work):
             continue
         model = read_config(work / ('cand-%d.config' % c['n']))
         written = bdir / name / '.config'
-        diff = differences(model, read_config(written)) \
+        diff = differences(model, read_config(written),
+                           (c['selector'], c['target'])) \
             if written.is_file() else []
         if not written.is_file():
             reason = 'conf wrote no .config'
