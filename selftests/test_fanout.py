@@ -77,7 +77,7 @@ def test_pipeline_valid(kind, schemas):
                 doc['jobs']['gate']['strategy']['matrix']['include']]
         assert doc['jobs']['merge']['needs'] == 'gate'
     assert jobs == [t['name'] for t in listed]
-    assert len(jobs) == 103
+    assert len(jobs) == 104
 
 
 @pytest.mark.parametrize('kind,breakage', [

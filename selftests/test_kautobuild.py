@@ -23,7 +23,7 @@ from conftest import BUILD, EXAMPLES, FRAGMENTS, PATCHED, TOP
 
 KAUTOBUILD = str(TOP / 'tools' / 'kautobuild')
 sys.path.insert(0, str(TOP / 'qemu-images' / 'lava'))
-BOARDS = ['msm-virt', 'qcom-defconfig', 'qemu-virt']
+BOARDS = ['msm-virt', 'msm-virt-lpae', 'qcom-defconfig', 'qemu-virt']
 DEFCONFIGS = sorted(p.name for p in (PATCHED / 'arch/arm/configs')
                     .glob('*_defconfig'))
 
@@ -98,7 +98,7 @@ def test_all_configure(all_configs):
     assert str(Path(omap['steps']['configure']['log'])) in ps.stdout
     # the JUnit: one testcase per target and step
     cases = junit_cases(xml)
-    assert len(cases) == 3 * 103
+    assert len(cases) == 3 * 104
     assert all(tc.find('failure') is None for tc in cases.values())
     assert cases[('vexpress_defconfig', 'build')].find('skipped') is not None
 
@@ -422,3 +422,48 @@ def test_lava_run_failures(full_run, tmp_path):
                         text=True)
     assert ps.returncode == 1
     assert 'lava: lava job: fail (lava-test-monitor timed out' in ps.stdout
+
+
+def test_audit_step(tmp_path):
+    """--audit: the selects of each board's own files that a configuration
+    derived from it can leave unmet.  msm-virt before the series' fix
+    (select QCOM_ADM, unconditional) configures cleanly, since allnoconfig
+    never turns LPAE on, but its audit fails with the reproducer; the
+    fixed board passes, also with LPAE on (msm-virt-lpae); a defconfig
+    has no selects of its own."""
+    old = tmp_path / 'msm-virt-old.Kconfig'
+    text = (PATCHED / 'arch/arm/boards/Kconfig.msm-virt').read_text()
+    assert '\tselect QCOM_ADM if !PHYS_ADDR_T_64BIT\n' in text
+    old.write_text('# arch: arm\n' + text.replace(
+        'select QCOM_ADM if !PHYS_ADDR_T_64BIT', 'select QCOM_ADM'))
+    ps = kautobuild('--config-only', '--audit', '--out', tmp_path / 'out',
+                    '--json', tmp_path / 'r.json',
+                    '--junit', tmp_path / 'r.xml',
+                    old, 'msm-virt', 'msm-virt-lpae', 'vexpress')
+    assert ps.returncode == 1, ps.stdout
+    t = {t['name']: t for t in
+         json.loads((tmp_path / 'r.json').read_text())['targets']}
+    assert t['msm-virt-old']['steps']['configure']['status'] == 'PASS'
+    audit = t['msm-virt-old']['steps']['audit']
+    assert audit['status'] == 'FAIL'
+    assert [(f['selector'], f['target'], f['file'], f['line'])
+            for f in audit['findings']] == \
+        [('BOARD_MSM_VIRT', 'QCOM_ADM', str(old), 14)]
+    f = audit['findings'][0]
+    assert f['blocking'][0]['expr'] == '!PHYS_ADDR_T_64BIT'
+    assert 'CONFIG_ARM_LPAE=y' in Path(f['reproducer']).read_text()
+    for name in ('msm-virt', 'msm-virt-lpae'):
+        assert t[name]['status'] == 'PASS'
+        assert t[name]['steps']['audit']['status'] == 'PASS'
+        assert t[name]['steps']['audit']['findings'] == []
+        assert t[name]['steps']['audit']['selects'] == 32
+    assert t['msm-virt-lpae']['unmet'] == []
+    lpae = Path(t['msm-virt-lpae']['config']).read_text()
+    assert 'CONFIG_ARM_LPAE=y' in lpae and 'CONFIG_QCOM_ADM' not in lpae
+    assert t['vexpress_defconfig']['steps']['audit']['status'] == 'SKIP'
+    cases = junit_cases(tmp_path / 'r.xml')
+    fail = cases[('msm-virt-old', 'audit')].find('failure')
+    assert 'BOARD_MSM_VIRT selects QCOM_ADM' in fail.get('message')
+    assert cases[('msm-virt', 'audit')].find('failure') is None
+    assert "audit of the boards' own selects: msm-virt-old 1 finding(s)" \
+        in ps.stdout

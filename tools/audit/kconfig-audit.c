@@ -3,9 +3,11 @@
  * kconfig-audit: find every select that some configuration can leave
  * unmet, with a SAT solver (PicoSAT), from the parsed Kconfig tree.
  *
- *   kconfig-audit [--out DIR] [--limit N] [--only SYMBOL] Kconfig
+ *   kconfig-audit [--out DIR] [--limit N] [--only SYMBOL] [--own] Kconfig
  *
- * --only asks about the selects of SYMBOL alone, --limit about the first N.
+ * --only asks about the selects of SYMBOL alone, --limit about the first N,
+ * --own about those of a fragment's own files: the files that its first
+ * file reaches without going through the tree's Kconfig.
  *
  * Built against the kconfig sources of the tree it audits (tools/audit/
  * build), it runs where conf runs: srctree, ARCH, SRCARCH, CC... in the
@@ -527,6 +529,18 @@ static int write_model(const char *path)
 	return 0;
 }
 
+/*
+ * Is @f a file of the fragment's own, reached from the root file without
+ * going through the tree's Kconfig?
+ */
+static bool file_is_own(struct file *f)
+{
+	for (; f; f = f->parent)
+		if (!strcmp(f->name, "Kconfig"))
+			return false;
+	return true;
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -538,6 +552,7 @@ static double now(void)
 int main(int ac, char **av)
 {
 	const char *out = ".", *kconfig = NULL, *only = NULL;
+	bool own = false;
 	int i, limit = -1, selects = 0, cands = 0, unsat = 0, carried = 0;
 	double start = now();
 	struct symbol *sym;
@@ -551,6 +566,8 @@ int main(int ac, char **av)
 			limit = atoi(av[++i]);
 		else if (!strcmp(av[i], "--only") && i + 1 < ac)
 			only = av[++i];
+		else if (!strcmp(av[i], "--own"))
+			own = true;
 		else if (av[i][0] != '-' && !kconfig)
 			kconfig = av[i];
 		else
@@ -558,7 +575,7 @@ int main(int ac, char **av)
 	}
 	if (!kconfig || i > ac) {
 		fprintf(stderr,
-			"usage: kconfig-audit [--out DIR] [--limit N] [--only SYMBOL] Kconfig\n");
+			"usage: kconfig-audit [--out DIR] [--limit N] [--only SYMBOL] [--own] Kconfig\n");
 		return 2;
 	}
 	conf_parse(kconfig);
@@ -591,7 +608,8 @@ int main(int ac, char **av)
 			struct tv term, dir;
 			int q, merged, res;
 
-			if (!vars_of(target) || !target->dir_dep.expr)
+			if (!vars_of(target) || !target->dir_dep.expr ||
+			    (own && !file_is_own(prop->file)))
 				continue;
 			if (limit >= 0 && selects >= limit)
 				break;

@@ -2,7 +2,7 @@
 """kconfig-audit - find every select that some configuration can leave
 unmet, statically, and confirm each one with the tree's own conf.
 
-  kconfig-audit [--srctree DIR] [--arch ARCH] [--fragment FILE]
+  kconfig-audit [--srctree DIR] [--arch ARCH] [--fragment FILE [--own]]
                 [--out DIR] [--json FILE] [--limit N] [--only SYMBOL]
                 [--randconfigs N]
 
@@ -22,6 +22,10 @@ Steps, with a progress line each:
      defconfig would be: a candidate is a finding only if conf's own JSON
      report has that select unmet.  The others are kept apart with the
      reason: the symbols that conf set otherwise than the model did.
+
+With --own, it asks only about the selects of the fragment's own files
+(those that its first file reaches without going through the tree's
+Kconfig): the board's selects, which kautobuild --audit gates on.
 
 With --randconfigs N, conf then runs N randconfigs (KCONFIG_SEED 1..N)
 and every unmet select they hit must be among the findings; the ones
@@ -235,6 +239,9 @@ def main():
     ap.add_argument('--json', help='write the results as JSON')
     ap.add_argument('--limit', type=int, help='ask about the first N '
                     'selects only (for tests)')
+    ap.add_argument('--own', action='store_true',
+                    help='with --fragment: ask about the selects of the '
+                    'fragment\'s own files only')
     ap.add_argument('--only', metavar='SYMBOL',
                     help='ask about the selects of SYMBOL only')
     ap.add_argument('--randconfigs', type=int, default=0, metavar='N',
@@ -246,8 +253,15 @@ def main():
     out = Path(args.out or TOP / 'build' / 'out' / 'audit' /
                args.arch).resolve()
     kconfig = 'Kconfig'
+    if args.own and not args.fragment:
+        print('kconfig-audit: --own needs --fragment', file=sys.stderr)
+        return 2
     if args.fragment:
-        frag = Path(args.fragment).resolve()
+        frag = Path(args.fragment)
+        if not frag.is_absolute() and not frag.is_file():
+            # a fragment of the tree (arch/arm/boards/Kconfig.NAME)
+            frag = Path(args.srctree) / frag
+        frag = frag.resolve()
         if not frag.is_file():
             print('kconfig-audit: %s: no such file' % args.fragment,
                   file=sys.stderr)
@@ -284,6 +298,8 @@ def main():
             cmd += ['--limit', str(args.limit)]
         if args.only:
             cmd += ['--only', args.only]
+        if args.own:
+            cmd.append('--own')
         # its progress lines go to stderr as they come
         with open(out / 'audit.out', 'w') as fo:
             proc = subprocess.Popen(cmd + [kconfig], cwd=work, env=env,
@@ -356,7 +372,8 @@ def main():
                           m['selector'], m['target'], m['file'], m['line'],
                           m['seed']) for m in sweep['missed'])))
     if args.json:
-        doc = {'version': 1, 'randconfig_sweep': sweep, 'tool': 'kconfig-audit', 'arch': args.arch,
+        doc = {'version': 1, 'tool': 'kconfig-audit', 'arch': args.arch,
+               'own': args.own, 'randconfig_sweep': sweep,
                'srctree': str(srctree), 'kconfig': kconfig,
                'seconds': seconds, 'peak_rss_kib': peak_kb,
                'coarse_note': 'comparisons other than = and != between '
@@ -364,3 +381,53 @@ def main():
                'summary': summary, 'findings': found, 'rejected': rejected}
         util.write_atomic(args.json, json.dumps(doc, indent=2) + '\n')
     return 1 if found else 0
+
+
+class AuditStep:
+    """kautobuild's audit step (--audit), a part of run.Run: the selects
+    of a board's own fragment files that some configuration derived from
+    the board can leave unmet, confirmed by conf.  It writes only
+    OUT/NAME/audit/, audit.json and audit.log."""
+
+    def audit(self, t):
+        start = time.monotonic()
+        if not t.fragment:
+            return {'status': 'SKIP', 'seconds': 0.0, 'log': None,
+                    'reason': 'no Kconfig fragment of its own (make -f '
+                    'Kbuild.mk audit audits the tree)'}
+        d = self.dir(t)
+        log, doc = os.path.join(d, 'audit.log'), os.path.join(d,
+                                                              'audit.json')
+        if os.path.exists(doc):
+            os.unlink(doc)
+        cmd = [sys.executable, str(TOP / 'tools' / 'kconfig-audit'),
+               '--srctree', self.srctree, '--arch', t.arch, '--fragment',
+               t.fragment, '--own', '--out', os.path.join(d, 'audit'),
+               '--json', doc]
+        with open(log, 'w') as f:
+            f.write('$ %s\n' % ' '.join(cmd))
+            f.flush()
+            rc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT,
+                                env=self.env).returncode
+        res = {'status': 'PASS', 'log': log, 'json': doc,
+               'seconds': round(time.monotonic() - start, 1)}
+        if rc not in (0, 1) or not os.path.isfile(doc):
+            res.update(status='FAIL', infrastructure=True,
+                       reason='kconfig-audit exited %d: %s' % (
+                           rc, util.log_tail(log, 1).strip()))
+            return res
+        with open(doc) as f:
+            rep = json.load(f)
+        res['selects'] = rep['summary']['selects']
+        res['rejected'] = len(rep['rejected'])
+        res['findings'] = [{k: x.get(k) for k in (
+            'selector', 'target', 'file', 'line', 'level', 'depends_on',
+            'blocking', 'hint', 'reproducer')} for x in rep['findings']]
+        if res['findings']:
+            res['status'] = 'FAIL'
+            res['reason'] = '%d select(s) of the board can be unmet: %s' % (
+                len(res['findings']), ', '.join(
+                    '%s selects %s (%s:%d)' % (x['selector'], x['target'],
+                                               x['file'], x['line'])
+                    for x in res['findings']))
+        return res

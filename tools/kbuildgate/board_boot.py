@@ -9,7 +9,8 @@ CONFIG_FRAGMENT, ARCH, MACHINE, CPU, EXPECT, SPARSE).  The steps, each with
 its log in OUT/BOARD/:
 
   configure  KBUILD_KCONFIG=FRAGMENT KCONFIG_WERROR=1 make allnoconfig,
-             with kconfig's JSON report; or make DEFCONFIG, the
+             CONFIG_FRAGMENT as KCONFIG_ALLCONFIG if there is one, with
+             kconfig's JSON report; or make DEFCONFIG, the
              CONFIG_FRAGMENT merged in (merge_config.sh), then olddefconfig
              under KCONFIG_WERROR, KCONFIG_WARN_DROPPED and
              KCONFIG_WARN_UNKNOWN_SYMBOLS
@@ -119,6 +120,10 @@ def main():
                           env=dict(env, ARCH=arch, CROSS_COMPILE=cross))
     else:
         env['KBUILD_KCONFIG'] = board['FRAGMENT']
+        if board.get('CONFIG_FRAGMENT'):
+            # values the board's configuration starts from
+            env['KCONFIG_ALLCONFIG'] = os.path.join(
+                BOARDS, board['CONFIG_FRAGMENT'])
         rc, _ = steps.run('configure', kmake + ['allnoconfig'], env=env)
     if not rc:
         rc, _ = steps.run('build', kmake + ['-j%d' % args.jobs, 'zImage'],

@@ -105,15 +105,14 @@ def boards(srctree, arch):
                       sparse=kv.get('SPARSE', '').split(),
                       description=path)
         barch = kv.get('ARCH', arch)
+        cf = kv.get('CONFIG_FRAGMENT')
+        common['config_fragment'] = os.path.join(BOARDS, cf) if cf else None
         if 'FRAGMENT' in kv:
             found[name] = Target(name, 'board', barch,
                                  fragment=kv['FRAGMENT'], **common)
         else:
-            cf = kv.get('CONFIG_FRAGMENT')
             found[name] = Target(name, 'board', barch,
-                                 defconfig=kv['DEFCONFIG'],
-                                 config_fragment=os.path.join(BOARDS, cf)
-                                 if cf else None, **common)
+                                 defconfig=kv['DEFCONFIG'], **common)
     for name in tree_boards(srctree, arch):
         if name not in found:
             found[name] = Target(name, 'board', arch, fragment='arch/%s/'

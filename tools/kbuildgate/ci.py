@@ -212,7 +212,7 @@ def passthrough(args):
     """The options of this run that each --ci job runs kautobuild with."""
     out = []
     for flag in ('config_only', 'fail_on_dropped', 'build_defconfigs',
-                 'no_batch', 'force', 'lava_run'):
+                 'no_batch', 'force', 'lava_run', 'audit'):
         if getattr(args, flag):
             out.append('--' + flag.replace('_', '-'))
     out += ['--arch', args.arch]

@@ -189,6 +189,9 @@ class ConfigureStep:
             if t.fragment:
                 env = dict(self.configure_env(report),
                            KBUILD_KCONFIG=t.fragment)
+                if t.config_fragment:
+                    # values the board's configuration starts from
+                    env['KCONFIG_ALLCONFIG'] = t.config_fragment
                 rc = self.logged(f, self.kmake(t, 'allnoconfig'), env)
             else:
                 env = self.configure_env(report)

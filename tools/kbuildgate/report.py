@@ -13,14 +13,15 @@ import xml.etree.ElementTree as ET
 from .kconfig import DROPPED_KINDS, dropped_lines
 from .util import UsageError, write_atomic
 
-STEPS = ('configure', 'build', 'boot', 'lava')
+STEPS = ('configure', 'audit', 'build', 'boot', 'lava')
 
 
 def logs_of(r):
     logs = []
     for s in STEPS:
         st = r['steps'].get(s, {})
-        for k in ('log', 'sparse_log', 'console', 'batch_log', 'lava_job'):
+        for k in ('log', 'sparse_log', 'console', 'batch_log', 'lava_job',
+                  'json'):
             if st.get(k) and st[k] not in logs:
                 logs.append(st[k])
     return logs
@@ -41,8 +42,8 @@ SHORT = {'unknown': 'unkn', 'unmet': 'unmt', 'no-prompt': 'nopr',
 
 def summary(results, out=sys.stdout):
     w = max([len(r['name']) for r in results] + [6])
-    head = '%-*s %-9s %-9s %-5s %-5s %5s %7s %s %7s' % (
-        w, 'target', 'kind', 'configure', 'build', 'boot', 'unmet',
+    head = '%-*s %-9s %-9s %-5s %-5s %-5s %5s %7s %s %7s' % (
+        w, 'target', 'kind', 'configure', 'audit', 'build', 'boot', 'unmet',
         'dropped', ' '.join('%5s' % SHORT[k] for k in DROPPED_KINDS),
         'seconds')
     print('', file=out)
@@ -50,9 +51,10 @@ def summary(results, out=sys.stdout):
     print('-' * len(head), file=out)
     for r in results:
         k = dropped_kinds(r)
-        st = [r['steps'].get(s, {}).get('status', '-') for s in STEPS]
-        print('%-*s %-9s %-9s %-5s %-5s %5d %7d %s %7.1f' % (
-            w, r['name'], r['kind'], st[0], st[1], st[2],
+        st = [r['steps'].get(s, {}).get('status', '-')
+              for s in ('configure', 'audit', 'build', 'boot')]
+        print('%-*s %-9s %-9s %-5s %-5s %-5s %5d %7d %s %7.1f' % (
+            w, r['name'], r['kind'], st[0], st[1], st[2], st[3],
             sum(len(u['selectors']) or 1 for u in r.get('unmet', [])),
             len(r.get('dropped', [])),
             ' '.join('%5d' % k[x] for x in DROPPED_KINDS),
@@ -75,6 +77,18 @@ def summary(results, out=sys.stdout):
         print('kautobuild: LAVA (lava-run): %s' % ', '.join(
             '%s %s' % (n, s.get('result') or s['status']) for n, s in lava),
             file=out)
+    audit = [(r['name'], r['steps']['audit']) for r in results
+             if r['steps'].get('audit', {}).get('status') in ('PASS', 'FAIL')]
+    if audit:
+        print('kautobuild: audit of the boards\' own selects: %s' % ', '.join(
+            '%s %d finding(s)' % (n, len(s.get('findings', [])))
+            for n, s in audit), file=out)
+        for n, s in audit:
+            for f in s.get('findings', []):
+                print('  %s:%d: %s [=%s] can select %s, unmet; reproducer '
+                      '%s' % (f['file'], f['line'], f['selector'],
+                              f['level'], f['target'], f['reproducer']),
+                      file=out)
     print('logs:', file=out)
     for r in results:
         for log in r.get('logs', []):
@@ -118,6 +132,10 @@ def junit(results):
                     out.append('%d dropped request(s)' %
                                len(r.get('dropped', [])))
                     out += dropped_lines(r.get('dropped', []))
+                if step == 'audit':
+                    out += ['%s:%d: %s selects %s: unmet in %s' % (
+                        f['file'], f['line'], f['selector'], f['target'],
+                        f['reproducer']) for f in s.get('findings', [])]
                 if s.get('cached'):
                     out.append('cached: %s' % s['cached'])
                 if out:

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-"""run - the driver: each target through configure (in parallel), build,
-boot and lava, with a progress line per step as it ends.
+"""run - the driver: each target through configure (in parallel), audit,
+build, boot and lava, with a progress line per step as it ends.
 
-The steps are in kconfig.py, build.py and boot.py; this module only
+The steps are in kconfig.py, audit.py, build.py and boot.py; this module only
 orders them, skips what cannot run, and gathers each target's result.
 """
 
@@ -11,6 +11,7 @@ import os
 import threading
 import time
 
+from .audit import AuditStep
 from .boards import CROSS_COMPILE
 from .boot import BootStep
 from .build import BuildStep
@@ -24,7 +25,7 @@ SCRUB = ('ARCH', 'CROSS_COMPILE', 'O', 'MAKEFLAGS', 'MFLAGS', 'MAKELEVEL',
 
 
 
-class Run(ConfigureStep, BuildStep, BootStep):
+class Run(ConfigureStep, AuditStep, BuildStep, BootStep):
     """One kautobuild run over its targets, into OUT."""
 
     def __init__(self, args, srctree, out):
@@ -74,6 +75,10 @@ class Run(ConfigureStep, BuildStep, BootStep):
         if step == 'configure' and res['status'] != 'SKIP':
             extra = '  unmet %d  dropped %d' % (len(t.result['unmet']),
                                                 len(t.result['dropped']))
+        if step == 'audit' and res['status'] != 'SKIP' and \
+                'findings' in res:
+            extra = '  selects %d  findings %d' % (res['selects'],
+                                                  len(res['findings']))
         if res.get('cached'):
             extra += '  (cached: %s)' % res['cached']
         if res.get('reason') and res['status'] != 'PASS':
@@ -121,9 +126,12 @@ class Run(ConfigureStep, BuildStep, BootStep):
                 else:
                     done(futures[fut], fut.result())
 
-        # build and boot: one target at a time, make -jN
+        # audit, build and boot: one target at a time, make -jN
         for t in targets:
             steps = t.result['steps']
+            if self.args.audit:
+                steps['audit'] = self.audit(t)
+                self.progress(t, 'audit', steps['audit'])
             if self.args.config_only:
                 self.skip(t, 'build', '--config-only')
             elif steps['configure']['status'] != 'PASS':
