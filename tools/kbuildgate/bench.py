@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """kconfig-bench - instruction counts and gate wall time, stock against patched.
 
-  kconfig-bench [--json FILE] [--part instructions|gate] [--defconfigs N]
+  kconfig-bench [--json FILE] [--part instructions|gate|audit]
+                [--defconfigs N]
 
 Part "instructions" runs conf under valgrind's callgrind, which counts instructions rather
 than seconds, so the figures repeat whatever else the machine does.  Each
@@ -29,6 +30,12 @@ N), each way in a fresh output folder, after conf is built:
   kautobuild  tools/kautobuild --config-only over the same defconfigs, and
               a rerun with nothing changed, against stock olddefconfig on
               each resulting .config
+
+Part "audit" runs tools/kconfig-audit over the whole tree of ARCH=arm and
+ARCH=x86 (its program and conf built beforehand, not timed): wall time
+(goal for arm: <= 300 s on 2 cores, against kismet's hour), the peak
+memory of the SAT process, the selects asked, the candidates, the
+confirmed findings and the rejected ones.
 
 Exit status: 0 every goal met, 1 a goal missed, 2 infrastructure error.
 """
@@ -242,16 +249,63 @@ def bench_instructions(tmp):
     return ok, results
 
 
+AUDIT_GOALS = {'arm': 300, 'x86': None}
+
+
+def bench_audit(tmp):
+    results, ok = [], True
+    for arch, goal in AUDIT_GOALS.items():
+        out = os.path.join(tmp, 'audit-' + arch)
+        cmd = [sys.executable, os.path.join(TOP, 'tools', 'kconfig-audit'),
+               '--srctree', os.path.join(BUILD, 'patched'), '--arch', arch,
+               '--out', out]
+        # the first run builds the program and conf (cached): not timed
+        ps = subprocess.run(cmd + ['--limit', '0'], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+        if ps.returncode not in (0, 1):
+            raise RuntimeError('kconfig-audit --arch %s failed:\n%s' %
+                               (arch, ps.stdout[-2000:]))
+        doc = os.path.join(tmp, 'audit-%s.json' % arch)
+        ps = subprocess.run(cmd + ['--json', doc], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+        if ps.returncode not in (0, 1) or not os.path.isfile(doc):
+            raise RuntimeError('kconfig-audit --arch %s failed:\n%s' %
+                               (arch, ps.stdout[-2000:]))
+        with open(doc) as f:
+            r = json.load(f)
+        met = goal is None or r['seconds'] <= goal
+        ok = ok and met
+        print('  %-52s %8.1fs  %s%s' % (
+            'kconfig-audit --arch %s (whole tree)' % arch, r['seconds'],
+            '(goal <= %ds) ' % goal if goal else '',
+            'ok' if met else 'MISSED'))
+        print('  %-52s %8.1f MiB' % ('  peak memory (max RSS)',
+                                     r['peak_rss_kib'] / 1024))
+        print('  %-52s %d selects, %d candidates, %d confirmed, %d '
+              'rejected' % ('', r['summary']['selects'],
+                            r['summary']['candidates'], len(r['findings']),
+                            len(r['rejected'])), flush=True)
+        results.append({'arch': arch, 'seconds': r['seconds'],
+                        'goal_seconds': goal,
+                        'peak_rss_kib': r['peak_rss_kib'],
+                        'selects': r['summary']['selects'],
+                        'candidates': r['summary']['candidates'],
+                        'confirmed': [(f['selector'], f['target'])
+                                      for f in r['findings']],
+                        'rejected': len(r['rejected'])})
+    return ok, results
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--json', help='write the figures here')
     ap.add_argument('--part', action='append',
-                    choices=('instructions', 'gate'),
-                    help='run only this part (default: both)')
+                    choices=('instructions', 'gate', 'audit'),
+                    help='run only this part (default: all)')
     ap.add_argument('--defconfigs', type=int, default=None, metavar='N',
                     help='time the gate over the first N defconfigs only')
     args = ap.parse_args()
-    parts = args.part or ['instructions', 'gate']
+    parts = args.part or ['instructions', 'gate', 'audit']
     if 'instructions' in parts and not shutil.which('valgrind'):
         print('kconfig-bench: valgrind not found', file=sys.stderr)
         return 2
@@ -269,6 +323,10 @@ def main():
                 ok = ok and good
             if 'gate' in parts:
                 good, figures['gate'] = bench_gate(tmp, args.defconfigs)
+                ok = ok and good
+            if 'audit' in parts:
+                print('kconfig-audit, the whole tree:', flush=True)
+                good, figures['audit'] = bench_audit(tmp)
                 ok = ok and good
         except RuntimeError as e:
             print('kconfig-bench: %s' % e, file=sys.stderr)
