@@ -57,7 +57,7 @@
 #   BOARD        board of qemu-images/boards/ for "boot" (default: msm-virt)
 #   JOBS         parallel jobs of the kernel build (default: all CPUs)
 #   PYTEST_ARGS  extra arguments for pytest in "check", e.g. -k werror
-#   KAUTOBUILD_ARGS  arguments for "kautobuild", e.g. --config-only
+#   KAUTOBUILD_ARGS  arguments for "kautobuild", e.g. --config-only --audit
 #   DIFFHARNESS_ARGS arguments for "diffharness", e.g. --seed 2 --count 20
 #   FUZZ_TIME    seconds of fuzzing for "fuzz" (0: run the corpus only)
 
