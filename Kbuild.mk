@@ -52,7 +52,11 @@
 # Variables (also read from the environment):
 #   BUILD        build folder (default: build)
 #   KERNEL_SRC   your own kernel tree, used instead of the Debian tarball
-#   TARBALL      the kernel tarball (default: /usr/src/linux-source-6.1.tar.xz)
+#   KERNEL_VERSION  6.1 (default) or 6.12: the tree, its series
+#                (kernel-patches/VERSION) and its pinned Debian package; the
+#                6.12 trees and results are under build/6.12/
+#   TARBALL      the kernel tarball (default:
+#                /usr/src/linux-source-$(KERNEL_VERSION).tar.xz)
 #   FRAGMENTS    Kconfig fragments for "gate"
 #   BOARD        board of qemu-images/boards/ for "boot" (default: msm-virt)
 #   JOBS         parallel jobs of the kernel build (default: all CPUs)
@@ -63,14 +67,16 @@
 
 TOP        := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD      ?= $(TOP)/build
-TARBALL    ?= /usr/src/linux-source-6.1.tar.xz
+KERNEL_VERSION ?= 6.1
+TREES      := $(if $(filter 6.1,$(KERNEL_VERSION)),$(BUILD),$(BUILD)/$(KERNEL_VERSION))
+TARBALL    ?= /usr/src/linux-source-$(KERNEL_VERSION).tar.xz
 FRAGMENTS  ?= $(wildcard $(TOP)/examples/*.Kconfig)
 BOARD      ?= msm-virt
 JOBS       ?= $(shell nproc)
 PYTHON3    := /usr/bin/python3
 PYTEST_ARGS ?=
 
-export BUILD KERNEL_SRC TARBALL
+export BUILD KERNEL_SRC TARBALL KERNEL_VERSION
 
 .PHONY: all deps trees git-tree gate fix-demo boot check bench clean help \
 	sanitize fuzz kautobuild diffharness audit
@@ -82,20 +88,20 @@ all: deps trees
 
 # Configure (gate), build, sparse, initramfs and boot one board.
 boot: trees
-	@echo "== boot: $(BOARD) (logs in $(BUILD)/out/boards/$(BOARD)/)"
-	@$(PYTHON3) $(TOP)/tools/board-boot --srctree $(BUILD)/patched \
-		--out $(BUILD)/out/boards --jobs $(JOBS) $(BOARD)
+	@echo "== boot: $(BOARD) (logs in $(TREES)/out/boards/$(BOARD)/)"
+	@$(PYTHON3) $(TOP)/tools/board-boot --srctree $(TREES)/patched \
+		--out $(TREES)/out/boards --jobs $(JOBS) $(BOARD)
 
 # Fix a copy of the MSM board example in place, then gate it again.
 fix-demo: trees
 	@echo "== fix: tools/kconfig-fragment fix on a copy of examples/msm-board.Kconfig"
-	@mkdir -p $(BUILD)/out
-	@cp $(TOP)/examples/msm-board.Kconfig $(BUILD)/out/msm-board.Kconfig
-	@$(PYTHON3) $(TOP)/tools/kconfig-fragment fix --srctree $(BUILD)/patched \
-		--arch arm --json $(BUILD)/out/msm-board.report.json \
-		$(BUILD)/out/msm-board.Kconfig
-	@$(PYTHON3) $(TOP)/tools/kconfig-gate --srctree $(BUILD)/patched \
-		--out $(BUILD)/out/gate $(BUILD)/out/msm-board.Kconfig
+	@mkdir -p $(TREES)/out
+	@cp $(TOP)/examples/msm-board.Kconfig $(TREES)/out/msm-board.Kconfig
+	@$(PYTHON3) $(TOP)/tools/kconfig-fragment fix --srctree $(TREES)/patched \
+		--arch arm --json $(TREES)/out/msm-board.report.json \
+		$(TREES)/out/msm-board.Kconfig
+	@$(PYTHON3) $(TOP)/tools/kconfig-gate --srctree $(TREES)/patched \
+		--out $(TREES)/out/gate $(TREES)/out/msm-board.Kconfig
 
 deps:
 	@$(TOP)/tools/install-deps
@@ -110,54 +116,54 @@ git-tree: deps
 # demo accepts findings (exit 1), but not errors (exit 2).
 gate: trees
 	@echo "== gate: KCONFIG_WERROR=1 allnoconfig on each fragment"
-	@$(PYTHON3) $(TOP)/tools/kconfig-gate --srctree $(BUILD)/patched \
-		--out $(BUILD)/out/gate --json $(BUILD)/out/gate.json \
+	@$(PYTHON3) $(TOP)/tools/kconfig-gate --srctree $(TREES)/patched \
+		--out $(TREES)/out/gate --json $(TREES)/out/gate.json \
 		$(FRAGMENTS) $(if $(GATE_DEMO),|| [ $$? -eq 1 ])
-	@echo "== results: $(BUILD)/out/gate.json"
+	@echo "== results: $(TREES)/out/gate.json"
 
 check: deps trees git-tree
 	@cd $(TOP) && $(PYTHON3) -m pytest -v -p no:cacheprovider --durations=25 \
 		selftests $(PYTEST_ARGS)
 
 bench: trees
-	@$(PYTHON3) $(TOP)/tools/kconfig-bench --json $(BUILD)/out/bench.json
+	@$(PYTHON3) $(TOP)/tools/kconfig-bench --json $(TREES)/out/bench.json
 
 # Random fragments, stock against patched, and the hints followed; the small
 # seeded run is selftests/test_diffharness.py, part of "check".
 DIFFHARNESS_ARGS ?= --count 2000 --jobs $(JOBS)
 diffharness: trees
-	@$(PYTHON3) $(TOP)/tools/kconfig-diffharness --stock $(BUILD)/pristine \
-		--patched $(BUILD)/patched --out $(BUILD)/out/diffharness \
-		--json $(BUILD)/out/diffharness.json $(DIFFHARNESS_ARGS)
+	@$(PYTHON3) $(TOP)/tools/kconfig-diffharness --stock $(TREES)/pristine \
+		--patched $(TREES)/patched --out $(TREES)/out/diffharness \
+		--json $(TREES)/out/diffharness.json $(DIFFHARNESS_ARGS)
 
 # The CI gate: configure (in parallel), build, boot; JSON, JUnit, LAVA jobs.
 KAUTOBUILD_ARGS ?=
 kautobuild: trees
-	@$(PYTHON3) $(TOP)/tools/kautobuild --srctree $(BUILD)/patched \
-		--out $(BUILD)/out/kautobuild --jobs $(JOBS) \
-		--json $(BUILD)/out/kautobuild.json \
-		--junit $(BUILD)/out/kautobuild.xml $(KAUTOBUILD_ARGS)
+	@$(PYTHON3) $(TOP)/tools/kautobuild --srctree $(TREES)/patched \
+		--out $(TREES)/out/kautobuild --jobs $(JOBS) \
+		--json $(TREES)/out/kautobuild.json \
+		--junit $(TREES)/out/kautobuild.xml $(KAUTOBUILD_ARGS)
 
 AUDIT_ARCHS ?= arm x86
 audit: trees
 	@for a in $(AUDIT_ARCHS); do \
-		$(PYTHON3) $(TOP)/tools/kconfig-audit --srctree $(BUILD)/patched \
-			--arch $$a --out $(BUILD)/out/audit/$$a \
-			--json $(BUILD)/out/audit/$$a.json; \
+		$(PYTHON3) $(TOP)/tools/kconfig-audit --srctree $(TREES)/patched \
+			--arch $$a --out $(TREES)/out/audit/$$a \
+			--json $(TREES)/out/audit/$$a.json; \
 		rc=$$?; [ $$rc -le 1 ] || exit $$rc; \
 	done
 
 sanitize: trees
 	@$(PYTHON3) $(TOP)/tools/kconfig-sanitize --set full --valgrind \
-		--srctree $(BUILD)/patched --stock $(BUILD)/pristine \
-		--out $(BUILD)/out/sanitize --json $(BUILD)/out/sanitize.json
+		--srctree $(TREES)/patched --stock $(TREES)/pristine \
+		--out $(TREES)/out/sanitize --json $(TREES)/out/sanitize.json
 
 FUZZ_TIME ?= 1800
 fuzz: trees
-	@$(TOP)/tools/fuzz/build --srctree $(BUILD)/patched --out $(BUILD)/out/fuzz
-	@mkdir -p $(BUILD)/out/fuzz/corpus $(BUILD)/out/fuzz/artifacts
-	@echo "== fuzz: $(FUZZ_TIME)s, new inputs in $(BUILD)/out/fuzz/corpus, crashes in $(BUILD)/out/fuzz/artifacts"
-	@cd $(BUILD)/out/fuzz && ./fuzz-kconfig -close_fd_mask=2 \
+	@$(TOP)/tools/fuzz/build --srctree $(TREES)/patched --out $(TREES)/out/fuzz
+	@mkdir -p $(TREES)/out/fuzz/corpus $(TREES)/out/fuzz/artifacts
+	@echo "== fuzz: $(FUZZ_TIME)s, new inputs in $(TREES)/out/fuzz/corpus, crashes in $(TREES)/out/fuzz/artifacts"
+	@cd $(TREES)/out/fuzz && ./fuzz-kconfig -close_fd_mask=2 \
 		-print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
 		-dict=$(TOP)/tools/fuzz/kconfig.dict -artifact_prefix=artifacts/ \
 		$(if $(filter 0,$(FUZZ_TIME)),-runs=0,-max_total_time=$(FUZZ_TIME)) \

@@ -15,10 +15,10 @@ import sys
 
 import pytest
 
-from conftest import BUILD, PATCHED, TOP
+from conftest import PATCHED, TOP, TREES
 
 BOOT = str(TOP / 'qemu-images' / 'boot')
-OUT = BUILD / 'out' / 'boards'
+OUT = TREES / 'out' / 'boards'
 
 
 @pytest.fixture(scope='module')

@@ -14,10 +14,10 @@ import sys
 
 import pytest
 
-from conftest import BUILD, PATCHED, PRISTINE, TOP
+from conftest import PATCHED, PRISTINE, TOP, TREES
 
 TOOL = str(TOP / 'tools' / 'kconfig-diffharness')
-OUT = BUILD / 'out' / 'diffharness-selftest'
+OUT = TREES / 'out' / 'diffharness-selftest'
 SEED, COUNT, MODES = 20101, 10, ('allnoconfig',)
 
 

@@ -21,10 +21,10 @@ import subprocess
 
 import pytest
 
-from conftest import BUILD, PATCHED, TOP
+from conftest import PATCHED, TOP, TREES
 
 CORPUS = TOP / 'tools' / 'fuzz' / 'corpus'
-OUT = BUILD / 'out' / 'fuzz-ci'
+OUT = TREES / 'out' / 'fuzz-ci'
 
 @pytest.fixture(scope='module')
 def harness():

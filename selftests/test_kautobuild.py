@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import BUILD, EXAMPLES, FRAGMENTS, PATCHED, TOP
+from conftest import (EXAMPLES, FRAGMENTS, PATCHED, PRISTINE, TOP, TREES)
 
 KAUTOBUILD = str(TOP / 'tools' / 'kautobuild')
 sys.path.insert(0, str(TOP / 'qemu-images' / 'lava'))
@@ -178,7 +178,7 @@ def test_missing_tree(tmp_path):
 
 
 def test_stock_tree(tmp_path):
-    ps = kautobuild('--config-only', '--srctree', BUILD / 'pristine',
+    ps = kautobuild('--config-only', '--srctree', PRISTINE,
                     '--out', tmp_path / 'out', 'vexpress')
     assert ps.returncode == 2
     assert 'does not carry the series' in ps.stdout
@@ -255,7 +255,7 @@ def test_merge(tmp_path):
 
 # -- the full run: configure, build, boot both boards -------------------------
 
-OUT = BUILD / 'out' / 'kautobuild'
+OUT = TREES / 'out' / 'kautobuild'
 
 
 # lava-run (lava-dispatcher) runs only as root, as CI does

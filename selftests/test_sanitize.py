@@ -17,9 +17,9 @@ import sys
 
 import pytest
 
-from conftest import BUILD, PATCHED, PRISTINE, TOP
+from conftest import PATCHED, PRISTINE, TOP, TREES
 
-OUT = BUILD / 'out' / 'sanitize-ci'
+OUT = TREES / 'out' / 'sanitize-ci'
 RESULT = OUT / 'result.json'
 
 

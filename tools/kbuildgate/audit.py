@@ -81,7 +81,7 @@ def cache_dir(srctree, arch):
     """Where the program and conf of @srctree for @arch are kept, between
     runs: build/out/audit/cache/ARCH-HASH."""
     h = hashlib.sha256(str(srctree).encode()).hexdigest()[:12]
-    return TOP / 'build' / 'out' / 'audit' / 'cache' / ('%s-%s' % (arch, h))
+    return Path(util.TREES) / 'out' / 'audit' / 'cache' / ('%s-%s' % (arch, h))
 
 
 def build_tool(srctree, out):
@@ -231,7 +231,7 @@ def randconfig_sweep(conf, env, kconfig, count, work):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument('--srctree', default=str(TOP / 'build' / 'patched'))
+    ap.add_argument('--srctree', default=str(Path(util.TREES) / 'patched'))
     ap.add_argument('--arch', default='arm')
     ap.add_argument('--fragment', help='a Kconfig fragment (KBUILD_KCONFIG)'
                     ' instead of the tree\'s Kconfig')
@@ -250,7 +250,7 @@ def main():
     args = ap.parse_args()
 
     srctree = Path(args.srctree).resolve()
-    out = Path(args.out or TOP / 'build' / 'out' / 'audit' /
+    out = Path(args.out or Path(util.TREES) / 'out' / 'audit' /
                args.arch).resolve()
     kconfig = 'Kconfig'
     if args.own and not args.fragment:

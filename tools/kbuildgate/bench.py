@@ -52,7 +52,7 @@ import time
 from . import util
 
 TOP = util.TOP
-BUILD = os.environ.get('BUILD', os.path.join(TOP, 'build'))
+BUILD = util.TREES  # the trees of KERNEL_VERSION (util.py)
 CASES = [('arm-allyesconfig', 'allyesconfig', None, 1.02),
          ('arm-msm-board', 'allnoconfig', 'examples/msm-board.Kconfig', 1.10)]
 WRAPPER = '''#!/bin/sh

@@ -78,8 +78,8 @@ class Steps:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument('--srctree', default=os.path.join(TOP, 'build', 'patched'))
-    ap.add_argument('--out', default=os.path.join(TOP, 'build', 'out', 'boards'))
+    ap.add_argument('--srctree', default=os.path.join(util.TREES, 'patched'))
+    ap.add_argument('--out', default=os.path.join(util.TREES, 'out', 'boards'))
     ap.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
     ap.add_argument('--timeout', type=float, default=120)
     ap.add_argument('--no-sparse', action='store_true')

@@ -258,9 +258,9 @@ def main():
     ap.add_argument('--forms', nargs='+', choices=FORMS, default=list(FORMS))
     ap.add_argument('--rounds', type=int, default=3,
                     help='rounds of following the union hint (default 3)')
-    ap.add_argument('--stock', default=os.path.join(TOP, 'build', 'pristine'))
-    ap.add_argument('--patched', default=os.path.join(TOP, 'build', 'patched'))
-    ap.add_argument('--out', default=os.path.join(TOP, 'build', 'out',
+    ap.add_argument('--stock', default=os.path.join(util.TREES, 'pristine'))
+    ap.add_argument('--patched', default=os.path.join(util.TREES, 'patched'))
+    ap.add_argument('--out', default=os.path.join(util.TREES, 'out',
                                                   'diffharness'))
     ap.add_argument('--jobs', type=int, default=1,
                     help='fragments checked at a time (default 1)')

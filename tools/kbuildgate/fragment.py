@@ -202,7 +202,7 @@ def main():
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('command', choices=['check', 'fix'])
     ap.add_argument('--srctree', default=os.environ.get('KERNEL_SRC') or
-                    os.path.join(TOP, 'build', 'patched'))
+                    os.path.join(util.TREES, 'patched'))
     ap.add_argument('--arch', default=os.environ.get('ARCH') or host_arch())
     ap.add_argument('--json', help='write the final kconfig report here')
     ap.add_argument('--out', help='output folder (default: a temporary one)')

@@ -12,6 +12,12 @@ import os
 # The project folder: tools/kbuildgate/ is two levels below it
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
+# The trees of KERNEL_VERSION (tools/kernel-tree): 6.1's in build/, 6.12's
+# in build/6.12/, each with pristine/, patched/, git/ and out/
+KERNEL_VERSION = os.environ.get('KERNEL_VERSION', '6.1')
+BUILD = os.environ.get('BUILD', os.path.join(TOP, 'build'))
+TREES = BUILD if KERNEL_VERSION == '6.1' else \
+    os.path.join(BUILD, KERNEL_VERSION)
 # Bump when what a stamp stands for changes
 STAMP_VERSION = 2
 
