@@ -18,7 +18,7 @@ import sys
 
 import pytest
 
-from conftest import TOP
+from conftest import KERNEL_VERSION, TOP
 
 INSTALL_DEPS = TOP / 'tools' / 'install-deps'
 BOOT = TOP / 'qemu-images' / 'boot'
@@ -43,7 +43,7 @@ FILES = {
     'initramfs': ['/usr/arm-linux-gnueabi/include/bits/wordsize.h',
                   '/usr/arm-linux-gnueabi/lib/libc.a'],
     'kernel build': ['/usr/include/libelf.h', '/usr/include/openssl/ssl.h'],
-    'trees': ['/usr/src/linux-source-6.1.tar.xz'],
+    'trees': ['/usr/src/linux-source-%s.tar.xz' % KERNEL_VERSION],
     'audit': ['/usr/include/picosat/picosat.h',
               '/usr/lib/x86_64-linux-gnu/libpicosat.so'],
 }
