@@ -5,8 +5,7 @@ The trees are made by "make -f Kbuild.mk trees git-tree" (tools/kernel-tree):
 build/pristine is the distro kernel as shipped, build/patched carries the
 series (patch -p1), build/git carries it as git commits (git am).  With
 KERNEL_VERSION=6.12 in the environment the tests run on the 6.12 trees,
-build/6.12/{pristine,patched,git}, and its series; tests whose figures are
-those of 6.1 are marked only_6_1 and skipped there.
+build/6.12/{pristine,patched,git}, and its series.
 """
 
 import hashlib
@@ -22,20 +21,18 @@ import pytest
 
 TOP = Path(__file__).resolve().parent.parent
 BUILD = Path(os.environ.get('BUILD', TOP / 'build'))
-KERNEL_VERSION = os.environ.get('KERNEL_VERSION', '6.1')
-TREES = BUILD if KERNEL_VERSION == '6.1' else BUILD / KERNEL_VERSION
+sys.path.insert(0, str(TOP / 'tools'))
+from kbuildgate import util  # noqa: E402
+
+KERNEL_VERSION = util.KERNEL_VERSION  # and its trees: one rule, in util.py
+TREES = Path(util.TREES)
 PRISTINE = TREES / 'pristine'
 PATCHED = TREES / 'patched'
 GIT = TREES / 'git'
 SERIES_DIR = TOP / 'kernel-patches' / KERNEL_VERSION
-
-# A test of what 6.1's tree holds (counts, symbols, lines): not run on 6.12
-only_6_1 = pytest.mark.skipif(KERNEL_VERSION != '6.1',
-                              reason='figures of the 6.1 tree')
 FRAGMENTS = Path(__file__).resolve().parent / 'fragments'
 EXAMPLES = TOP / 'examples'
 
-sys.path.insert(0, str(TOP / 'tools'))
 from kbuildgate.boards import CROSS_COMPILE  # noqa: E402,F401
 
 # Variables of the caller's environment that would change kconfig's result
