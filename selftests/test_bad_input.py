@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import KCONFIG_ENV, PATCHED, PRISTINE, snapshot
+from conftest import KCONFIG_ENV, KERNEL_VERSION, PATCHED, PRISTINE, snapshot
 
 HERE = Path(__file__).resolve().parent
 BAD = HERE / 'bad-input'
@@ -184,6 +184,29 @@ def test_select_that_does_nothing(out, name, message):
     config = (out / '.config').read_text()
     assert 'USB_SUPORT' not in config
     assert 'CONFIG_NR_CPUS=1\n' in config
+
+
+# a SoC option that the tree under test does not define: 6.12 removed the
+# 32-bit MSM SoC options that 6.1's boards selected (on 6.1: a typo)
+GONE_SOC = {'6.1': 'ARCH_MSM8X61', '6.12': 'ARCH_MSM8960'}[KERNEL_VERSION]
+
+
+def test_select_undefined_in_sourced_file(out, tmp_path):
+    """A board that sources its own SoC file, written for an older tree,
+    before the tree's Kconfig: the SoC file's select of an option that the
+    tree no longer defines is warned about at its own file:line, since it
+    is the fragment's too (every file that the board sources without
+    passing through the tree's Kconfig); the tree's own selects of
+    undefined symbols, which x86 has, are still not."""
+    soc = tmp_path / 'Kconfig.soc'
+    soc.write_text('config OLD_SOC\n\tbool\n\tdefault y\n\tselect %s\n'
+                   % GONE_SOC)
+    board = tmp_path / 'Kconfig.board'
+    board.write_text('source "%s"\n\nsource "Kconfig"\n' % soc)
+    ps = run(out, board)
+    assert_warning(ps, out, "%s:4:warning: '%s' is not defined by any "
+                   "Kconfig file: the select does nothing" % (soc, GONE_SOC))
+    assert 'CONFIG_OLD_SOC=y\n' in (out / '.config').read_text()
 
 
 def test_symbol_name_of_4k(out, tmp_path):
