@@ -64,6 +64,31 @@
 #include <stdint.h>
 #include <time.h>
 
+/*
+ * Linux 6.11 reworked choices (no P_CHOICE: the choice menu lists its
+ * members), and 6.12 keeps the symbols and the files in hash tables, a
+ * property's file as a name.  tools/audit/build defines
+ * KCONFIG_CHOICE_MENUS for such a tree.
+ */
+#ifdef KCONFIG_CHOICE_MENUS
+#define for_each_symbol(i, sym)	for_all_symbols(sym)
+#define prop_file_name(prop)	((prop)->filename)
+#define file_parent(name)	file_get_parent(name)
+#else
+#define for_each_symbol(i, sym)	for_all_symbols(i, sym)
+#define prop_file_name(prop)	((prop)->file->name)
+
+static const char *file_parent(const char *name)
+{
+	struct file *f;
+
+	for (f = file_list; f; f = f->next)
+		if (!strcmp(f->name, name))
+			return f->parent ? f->parent->name : NULL;
+	return NULL;
+}
+#endif
+
 static PicoSAT *ps;
 static int lit_true;
 static int coarse;		/* comparisons encoded as free variables */
@@ -350,6 +375,31 @@ static void encode_symbol(struct symbol *sym)
 }
 
 /* One member of a choice at most is y, and one at least while it is y */
+#ifdef KCONFIG_CHOICE_MENUS
+static void encode_choice(struct symbol *choice)
+{
+	struct menu *menu;
+	struct symbol *a, *b;
+
+	if (list_empty(&choice->menus) || !vars_of(choice))
+		return;
+	menu = list_first_entry(&choice->menus, struct menu, link);
+	picosat_add(ps, -vars_of(choice)->y);
+	list_for_each_entry(a, &menu->choice_members, choice_link)
+		if (vars_of(a))
+			picosat_add(ps, vars_of(a)->y);
+	picosat_add(ps, 0);
+	list_for_each_entry(a, &menu->choice_members, choice_link) {
+		if (!vars_of(a))
+			continue;
+		for (b = list_next_entry(a, choice_link);
+		     !list_entry_is_head(b, &menu->choice_members, choice_link);
+		     b = list_next_entry(b, choice_link))
+			if (vars_of(b))
+				clause(-vars_of(a)->y, -vars_of(b)->y, 0);
+	}
+}
+#else
 static void encode_choice(struct symbol *choice)
 {
 	struct property *prop = sym_get_choice_prop(choice);
@@ -373,6 +423,7 @@ static void encode_choice(struct symbol *choice)
 		}
 	}
 }
+#endif
 
 /* Does @e compare what the encoding cannot (a free variable)? */
 static bool expr_is_coarse(struct expr *e)
@@ -458,13 +509,13 @@ static void make_vars(void)
 
 	lit_true = new_var();
 	clause(lit_true, 0, 0);
-	for_all_symbols(i, sym)
+	for_each_symbol(i, sym)
 		var_table_size++;
 	for (i = 1; i < 2 * (int)var_table_size; i <<= 1)
 		;
 	var_table_size = i;
 	var_table = xcalloc(var_table_size, sizeof(*var_table));
-	for_all_symbols(i, sym) {
+	for_each_symbol(i, sym) {
 		if (!is_bool_tri(sym) || sym->flags & SYMBOL_CONST ||
 		    sym == &symbol_yes || sym == &symbol_mod ||
 		    sym == &symbol_no)
@@ -480,7 +531,7 @@ static void make_vars(void)
 	}
 	/* m only with MODULES */
 	if (modules_sym && vars_of(modules_sym))
-		for_all_symbols(i, sym)
+		for_each_symbol(i, sym)
 			if (vars_of(sym) && sym->type == S_TRISTATE)
 				clause(-vars_of(sym)->m,
 				       vars_of(modules_sym)->y, 0);
@@ -510,7 +561,7 @@ static int write_model(const char *path)
 		return -1;
 	}
 	fprintf(f, "# a model of kconfig-audit, for conf to confirm\n");
-	for_all_symbols(i, sym) {
+	for_each_symbol(i, sym) {
 		char c;
 
 		if (!vars_of(sym) || !sym->name)
@@ -533,10 +584,10 @@ static int write_model(const char *path)
  * Is @f a file of the fragment's own, reached from the root file without
  * going through the tree's Kconfig?
  */
-static bool file_is_own(struct file *f)
+static bool file_is_own(const char *name)
 {
-	for (; f; f = f->parent)
-		if (!strcmp(f->name, "Kconfig"))
+	for (; name; name = file_parent(name))
+		if (!strcmp(name, "Kconfig"))
 			return false;
 	return true;
 }
@@ -582,7 +633,7 @@ int main(int ac, char **av)
 
 	ps = picosat_init();
 	make_vars();
-	for_all_symbols(i, sym) {
+	for_each_symbol(i, sym) {
 		if (!vars_of(sym))
 			continue;
 		encode_symbol(sym);
@@ -599,7 +650,7 @@ int main(int ac, char **av)
 		return 2;
 	}
 
-	for_all_symbols(i, sym) {
+	for_each_symbol(i, sym) {
 		if (!vars_of(sym) || (only && (!sym->name ||
 					       strcmp(sym->name, only))))
 			continue;
@@ -609,7 +660,7 @@ int main(int ac, char **av)
 			int q, merged, res;
 
 			if (!vars_of(target) || !target->dir_dep.expr ||
-			    (own && !file_is_own(prop->file)))
+			    (own && !file_is_own(prop_file_name(prop))))
 				continue;
 			if (limit >= 0 && selects >= limit)
 				break;
@@ -648,7 +699,7 @@ int main(int ac, char **av)
 				return 2;
 			str_free(&path);
 			printf("cand %d %s %s %s %d %c ", cands, sym->name,
-			       target->name, prop->file->name, prop->lineno,
+			       target->name, prop_file_name(prop), prop->lineno,
 			       picosat_deref(ps, term.y) > 0 ? 'y' : 'm');
 			picosat_assume(ps, merged);
 			printf("%d %d\n", picosat_sat(ps, -1) ==
