@@ -8,7 +8,7 @@ tristate-only one that kismet's merged y/m cannot ask), selects that can
 never be unmet (the selector's dependencies, the select's condition,
 a bool target whose dependency is m), an imply, and a would-be alarm that only the encoding's free string
 comparison allows, which conf must reject.  On the real ARM tree, it must
-find TEST_MAPLE_TREE selecting DEBUG_MAPLE_TREE (real in 6.1).
+find the tree's real unmet select (REAL, one for each KERNEL_VERSION).
 """
 
 import json
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PATCHED, TOP
+from conftest import KERNEL_VERSION, PATCHED, TOP
 from kbuildgate import audit
 
 TOOL = str(TOP / 'tools' / 'kconfig-audit')
@@ -156,14 +156,26 @@ def test_bad_input(tmp_path, text, message):
         assert '%s:3: syntax error' % frag in ps.stderr
 
 
-def test_real_tree_maple_tree(tmp_path):
-    """6.1's TEST_MAPLE_TREE selects DEBUG_MAPLE_TREE without its
-    DEBUG_KERNEL (fixed upstream later)."""
-    ps, doc = run(tmp_path, '--only', 'TEST_MAPLE_TREE')
+# A real unmet select of each tree, on ARM: (selector, target, file, line,
+# blocking conjunct).  6.1's TEST_MAPLE_TREE selects DEBUG_MAPLE_TREE
+# without its DEBUG_KERNEL (fixed upstream before 6.12); 6.12's ARM_GIC_V3
+# selects HAVE_ARM_SMCCC_DISCOVERY, which depends on ARM_PSCI_FW.
+REAL = {
+    '6.1': ('TEST_MAPLE_TREE', 'DEBUG_MAPLE_TREE', 'lib/Kconfig.debug', 2270,
+            'DEBUG_KERNEL'),
+    '6.12': ('ARM_GIC_V3', 'HAVE_ARM_SMCCC_DISCOVERY',
+             'drivers/irqchip/Kconfig', 40, 'ARM_PSCI_FW'),
+}[KERNEL_VERSION]
+
+
+def test_real_tree_finding(tmp_path):
+    """The real unmet select of the tree under test, found and confirmed
+    on the whole ARM tree."""
+    selector, target, file, line, blocking = REAL
+    ps, doc = run(tmp_path, '--only', selector)
     assert ps.returncode == 1
     [f] = doc['findings']
-    assert (f['selector'], f['target']) == ('TEST_MAPLE_TREE',
-                                            'DEBUG_MAPLE_TREE')
-    assert (f['file'], f['line']) == ('lib/Kconfig.debug', 2270)
-    assert f['blocking'] == [{'expr': 'DEBUG_KERNEL', 'value': 'n'}]
+    assert (f['selector'], f['target']) == (selector, target)
+    assert (f['file'], f['line']) == (file, line)
+    assert f['blocking'] == [{'expr': blocking, 'value': 'n'}]
     assert doc['summary']['variables'] > 100000
