@@ -163,7 +163,9 @@ fuzz: trees
 	@$(TOP)/tools/fuzz/build --srctree $(TREES)/patched --out $(TREES)/out/fuzz
 	@mkdir -p $(TREES)/out/fuzz/corpus $(TREES)/out/fuzz/artifacts
 	@echo "== fuzz: $(FUZZ_TIME)s, new inputs in $(TREES)/out/fuzz/corpus, crashes in $(TREES)/out/fuzz/artifacts"
-	@cd $(TREES)/out/fuzz && ./fuzz-kconfig -close_fd_mask=2 \
+	@cd $(TREES)/out/fuzz && \
+		LSAN_OPTIONS=suppressions=$(TOP)/tools/fuzz/lsan.supp \
+		./fuzz-kconfig -close_fd_mask=2 \
 		-print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
 		-dict=$(TOP)/tools/fuzz/kconfig.dict -artifact_prefix=artifacts/ \
 		$(if $(filter 0,$(FUZZ_TIME)),-runs=0,-max_total_time=$(FUZZ_TIME)) \
