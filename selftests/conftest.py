@@ -16,6 +16,7 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -82,11 +83,51 @@ def snapshot(out):
     return files
 
 
-def seed105_allconfig(path):
-    """The KCONFIG_ALLCONFIG of BASELINE.md's real unmet select."""
-    path.write_text('CONFIG_ARCH_MULTI_V7=y\nCONFIG_ARCH_QCOM=y\n'
-                    'CONFIG_COMPILE_TEST=n\n')
-    return path
+class RealUnmet(NamedTuple):
+    """A real unmet select of the tree, on ARM, and how to make it."""
+    allconfig: str      # the KCONFIG_ALLCONFIG
+    target: str         # the make target, with env
+    env: dict
+    selector: str
+    symbol: str
+    warning: str        # the series' warning and note, which name them
+    note: str
+    fix: tuple          # a .config line, and the line that meets the select
+
+
+# 6.1: BASELINE.md's, TEST_MAPLE_TREE selecting DEBUG_MAPLE_TREE without
+# DEBUG_KERNEL in "KCONFIG_SEED=105 make randconfig".  6.12 fixed that one;
+# there ARM_GIC_V3 (selected by the Broadcom STB platform) selects
+# HAVE_ARM_SMCCC_DISCOVERY without ARM_PSCI_FW in allnoconfig.
+REAL_UNMET = {
+    '6.1': RealUnmet(
+        'CONFIG_ARCH_MULTI_V7=y\nCONFIG_ARCH_QCOM=y\nCONFIG_COMPILE_TEST=n\n',
+        'randconfig', {'KCONFIG_SEED': '105'},
+        'TEST_MAPLE_TREE', 'DEBUG_MAPLE_TREE',
+        'lib/Kconfig.debug:2270: warning: TEST_MAPLE_TREE [=y] selects '
+        'DEBUG_MAPLE_TREE if RUNTIME_TESTING_MENU [=y], whose direct '
+        'dependencies are unmet',
+        'lib/Kconfig.debug:1666: note: DEBUG_MAPLE_TREE depends on [n]: '
+        'DEBUG_KERNEL [=n]',
+        ('CONFIG_TEST_MAPLE_TREE=y', '# CONFIG_TEST_MAPLE_TREE is not set')),
+    '6.12': RealUnmet(
+        'CONFIG_MMU=y\nCONFIG_ARCH_MULTI_V7=y\nCONFIG_ARCH_BCM=y\n'
+        'CONFIG_ARCH_BRCMSTB=y\n',
+        'allnoconfig', {},
+        'ARM_GIC_V3', 'HAVE_ARM_SMCCC_DISCOVERY',
+        'drivers/irqchip/Kconfig:40: warning: ARM_GIC_V3 [=y] selects '
+        'HAVE_ARM_SMCCC_DISCOVERY, whose direct dependencies are unmet',
+        'drivers/firmware/smccc/Kconfig:8: note: HAVE_ARM_SMCCC_DISCOVERY '
+        'depends on [n]: ARM_PSCI_FW [=n]',
+        ('CONFIG_ARCH_BRCMSTB=y', '# CONFIG_ARCH_BRCMSTB is not set')),
+}[KERNEL_VERSION]
+
+
+def real_unmet_env(path):
+    """The environment of REAL_UNMET.target, its KCONFIG_ALLCONFIG
+    written to @path."""
+    path.write_text(REAL_UNMET.allconfig)
+    return dict(REAL_UNMET.env, KCONFIG_ALLCONFIG=str(path))
 
 
 @pytest.fixture(scope='session', autouse=True)
@@ -112,9 +153,8 @@ def targets(tmp_path):
             t.append(('%s-rand%d' % (arch, seed), arch, 'randconfig',
                       {'KCONFIG_SEED': str(seed)}))
     # the one with a real unmet select
-    t.append(('arm-seed105', 'arm', 'randconfig',
-              {'KCONFIG_SEED': '105', 'KCONFIG_ALLCONFIG':
-               str(seed105_allconfig(tmp_path / 'seed105.config'))}))
+    t.append(('arm-real-unmet', 'arm', REAL_UNMET.target,
+              real_unmet_env(tmp_path / 'real-unmet.config')))
     return t
 
 

@@ -7,13 +7,12 @@ with unmet selects, synced once by a plain "make prepare", then passes
 "KCONFIG_WERROR=1 make prepare".
 """
 
-from conftest import PATCHED, PRISTINE, kmake, seed105_allconfig
+from conftest import PATCHED, PRISTINE, REAL_UNMET, kmake, real_unmet_env
 
 
-def synced_seed105(tree, out):
-    allconfig = seed105_allconfig(out.parent / 'all.config')
-    ps = kmake(tree, out, 'randconfig', arch='arm',
-               env={'KCONFIG_SEED': '105', 'KCONFIG_ALLCONFIG': str(allconfig)})
+def synced_real_unmet(tree, out):
+    ps = kmake(tree, out, REAL_UNMET.target, arch='arm',
+               env=real_unmet_env(out.parent / 'all.config'))
     assert ps.returncode == 0, ps.stdout
     ps = kmake(tree, out, 'prepare', arch='arm', jobs=2)
     assert ps.returncode == 0, ps.stdout
@@ -21,7 +20,7 @@ def synced_seed105(tree, out):
 
 def test_stock_stale_build_passes(tmp_path):
     out = tmp_path / 'out'
-    synced_seed105(PRISTINE, out)
+    synced_real_unmet(PRISTINE, out)
     ps = kmake(PRISTINE, out, 'prepare', arch='arm', jobs=2,
                env={'KCONFIG_WERROR': '1'})
     assert ps.returncode == 0
@@ -29,17 +28,15 @@ def test_stock_stale_build_passes(tmp_path):
 
 def test_stale_build_fails(tmp_path):
     out = tmp_path / 'out'
-    synced_seed105(PATCHED, out)
+    synced_real_unmet(PATCHED, out)
     record = out / 'include/config/auto.conf.unmet'
-    assert record.read_text() == (
-        'lib/Kconfig.debug:2270: warning: TEST_MAPLE_TREE [=y] selects '
-        'DEBUG_MAPLE_TREE if RUNTIME_TESTING_MENU [=y], whose direct '
-        'dependencies are unmet\n')
+    assert record.read_text() == REAL_UNMET.warning + '\n'
 
     ps = kmake(PATCHED, out, 'prepare', arch='arm', jobs=2,
                env={'KCONFIG_WERROR': '1'})
     assert ps.returncode != 0
-    assert 'TEST_MAPLE_TREE [=y] selects DEBUG_MAPLE_TREE' in ps.stdout
+    assert '%s [=y] selects %s' % (REAL_UNMET.selector, REAL_UNMET.symbol) \
+        in ps.stdout
     assert 'KCONFIG_WERROR is set and the configuration has unmet selects' \
         in ps.stdout
 
@@ -50,7 +47,7 @@ def test_stale_build_fails(tmp_path):
     ps = kmake(PATCHED, out, 'olddefconfig', arch='arm',
                env={'KCONFIG_ALLCONFIG': ''})
     (out / '.config').write_text((out / '.config').read_text().replace(
-        'CONFIG_TEST_MAPLE_TREE=y', '# CONFIG_TEST_MAPLE_TREE is not set'))
+        *REAL_UNMET.fix))
     ps = kmake(PATCHED, out, 'prepare', arch='arm', jobs=2,
                env={'KCONFIG_WERROR': '1'})
     assert ps.returncode == 0, ps.stdout
