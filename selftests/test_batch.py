@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-from conftest import ARM_DEFCONFIGS, PATCHED, kmake
+from conftest import ARM_DEFCONFIGS, KERNEL_VERSION, PATCHED, kmake
 
 ALL_MODES = ('allnoconfig', 'allyesconfig', 'allmodconfig')
 
@@ -75,7 +75,8 @@ def shuffled(names):
 def test_batch_equals_single_runs(tmp_path, single_runs, order):
     _, _, patched, reports = single_runs
     names = sorted(arm_targets(single_runs))
-    assert len(names) == len(ARM_DEFCONFIGS) + 3 >= 103
+    assert len(names) == len(ARM_DEFCONFIGS) + 3
+    assert len(ARM_DEFCONFIGS) >= (100 if KERNEL_VERSION == '6.1' else 70)
     names = {'sorted': names, 'reversed': names[::-1],
              'shuffled': shuffled(names)}[order]
 
@@ -101,8 +102,8 @@ def test_batch_all_defconfigs_werror(tmp_path, single_runs):
     # A defconfig that assigns a symbol twice gets an "override" warning,
     # an error under KCONFIG_WERROR before anything is reported or written.
     overrides = sorted(d for d in ARM_DEFCONFIGS if reassigns(d))
-    assert overrides == ['corgi_defconfig', 'pxa_defconfig',
-                         'spitz_defconfig']
+    assert overrides == (['corgi_defconfig'] if KERNEL_VERSION == '6.1'
+                         else []) + ['pxa_defconfig', 'spitz_defconfig']
     assert sorted(batch_reports) == sorted(set(ARM_DEFCONFIGS) -
                                            set(overrides))
 

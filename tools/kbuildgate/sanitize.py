@@ -47,7 +47,7 @@ from pathlib import Path
 from . import util
 
 TOP = Path(util.TOP)
-BUILD = Path(os.environ.get('BUILD', TOP / 'build'))
+BUILD = Path(util.TREES)  # the trees of KERNEL_VERSION (util.py)
 CROSS_COMPILE = {'arm': 'arm-linux-gnueabi-'}
 SAN_CFLAGS = '-fsanitize=address,undefined -fno-omit-frame-pointer -g -O1'
 SAN_LDFLAGS = '-fsanitize=address,undefined'
