@@ -61,6 +61,8 @@
 #   BOARD        board of qemu-images/boards/ for "boot" (default: msm-virt)
 #   JOBS         parallel jobs of the kernel build (default: all CPUs)
 #   PYTEST_ARGS  extra arguments for pytest in "check", e.g. -k werror
+#   CHECK_SET    all (default) or tree: "check" runs only the tests that a
+#                second tree needs (CI's 6.12 run; see "check" below)
 #   KAUTOBUILD_ARGS  arguments for "kautobuild", e.g. --config-only --audit
 #   DIFFHARNESS_ARGS arguments for "diffharness", e.g. --seed 2 --count 20
 #   FUZZ_TIME    seconds of fuzzing for "fuzz" (0: run the corpus only)
@@ -121,9 +123,18 @@ gate: trees
 		$(FRAGMENTS) $(if $(GATE_DEMO),|| [ $$? -eq 1 ])
 	@echo "== results: $(TREES)/out/gate.json"
 
+# CHECK_SET=tree runs only the tests that a second kernel tree needs, for
+# CI's run on 6.12 (.ci/run): the series (apply, checkpatch, every prefix
+# bisectable), byte-identical configs and batchconfig, make testconfig and
+# the baseline's items.  The kernel builds and boots, the sanitizers, the
+# harness, the audit, the fuzz corpus and the tools' own tests run on 6.1.
+CHECK_SET ?= all
+CHECK_TREE_TESTS := test_series test_identical test_batch test_testconfig \
+	test_counts test_stale test_fragments test_msm_defconfigs
 check: deps trees git-tree
 	@cd $(TOP) && $(PYTHON3) -m pytest -v -p no:cacheprovider --durations=25 \
-		selftests $(PYTEST_ARGS)
+		$(if $(filter tree,$(CHECK_SET)),$(CHECK_TREE_TESTS:%=selftests/%.py),selftests) \
+		$(PYTEST_ARGS)
 
 bench: trees
 	@$(PYTHON3) $(TOP)/tools/kconfig-bench --json $(TREES)/out/bench.json
