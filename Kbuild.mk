@@ -126,14 +126,19 @@ gate: trees
 # CHECK_SET=tree runs only the tests that a second kernel tree needs, for
 # CI's run on 6.12 (.ci/run): the series (apply, checkpatch, every prefix
 # bisectable), byte-identical configs and batchconfig, make testconfig and
-# the baseline's items.  The kernel builds and boots, the sanitizers, the
-# harness, the audit, the fuzz corpus and the tools' own tests run on 6.1.
+# the baseline's items (with the KCONFIG_WERROR gate on the tree's real
+# unmet select).  The kernel builds and boots, the sanitizers, the
+# harness, the audit, the fuzz corpus and the tools' own tests run on 6.1
+# (all of them pass on 6.12 too, run by hand: README, "Linux 6.12").
 CHECK_SET ?= all
-CHECK_TREE_TESTS := test_series test_identical test_batch test_testconfig \
-	test_counts test_stale test_fragments test_msm_defconfigs
+CHECK_TREE_TESTS := test_series.py test_identical.py test_batch.py \
+	test_testconfig.py test_counts.py test_stale.py test_fragments.py \
+	test_msm_defconfigs.py \
+	test_werror.py::test_stock_real_unmet_passes_the_gate \
+	test_werror.py::test_patched_real_unmet_fails_the_gate
 check: deps trees git-tree
 	@cd $(TOP) && $(PYTHON3) -m pytest -v -p no:cacheprovider --durations=25 \
-		$(if $(filter tree,$(CHECK_SET)),$(CHECK_TREE_TESTS:%=selftests/%.py),selftests) \
+		$(if $(filter tree,$(CHECK_SET)),$(addprefix selftests/,$(CHECK_TREE_TESTS)),selftests) \
 		$(PYTEST_ARGS)
 
 bench: trees
