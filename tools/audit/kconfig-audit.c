@@ -581,8 +581,8 @@ static int write_model(const char *path)
 }
 
 /*
- * Is @f a file of the fragment's own, reached from the root file without
- * going through the tree's Kconfig?
+ * Is the file @name one of the fragment's own, reached from the root file
+ * without going through the tree's Kconfig?
  */
 static bool file_is_own(const char *name)
 {
