@@ -52,11 +52,13 @@
 # Variables (also read from the environment):
 #   BUILD        build folder (default: build)
 #   KERNEL_SRC   your own kernel tree, used instead of the Debian tarball
-#   KERNEL_VERSION  6.1 (default) or 6.12: the tree, its series
+#   KERNEL_VERSION  6.1 (default), 6.12 or 7.2: the tree, its series
 #                (kernel-patches/VERSION) and its pinned Debian package; the
-#                6.12 trees and results are under build/6.12/
+#                6.12 and 7.2 trees and results are under build/VERSION/
 #   TARBALL      the kernel tarball (default:
-#                /usr/src/linux-source-$(KERNEL_VERSION).tar.xz)
+#                /usr/src/linux-source-$(KERNEL_VERSION).tar.xz; for 7.2,
+#                build/apt-sid/root/usr/src/linux-source-7.2.tar.xz, which
+#                "deps" unpacks from Debian sid without installing it)
 #   FRAGMENTS    Kconfig fragments for "gate"
 #   BOARD        board of qemu-images/boards/ for "boot" (default: msm-virt)
 #   JOBS         parallel jobs of the kernel build (default: all CPUs)
@@ -71,7 +73,7 @@ TOP        := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD      ?= $(TOP)/build
 KERNEL_VERSION ?= 6.1
 TREES      := $(if $(filter 6.1,$(KERNEL_VERSION)),$(BUILD),$(BUILD)/$(KERNEL_VERSION))
-TARBALL    ?= /usr/src/linux-source-$(KERNEL_VERSION).tar.xz
+TARBALL    ?= $(if $(filter 7.2,$(KERNEL_VERSION)),$(BUILD)/apt-sid/root/usr/src,/usr/src)/linux-source-$(KERNEL_VERSION).tar.xz
 FRAGMENTS  ?= $(wildcard $(TOP)/examples/*.Kconfig)
 BOARD      ?= msm-virt
 JOBS       ?= $(shell nproc)

@@ -13,7 +13,8 @@ import os
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 # The trees of KERNEL_VERSION (tools/kernel-tree): 6.1's in build/, 6.12's
-# in build/6.12/, each with pristine/, patched/, git/ and out/
+# and 7.2's in build/6.12/ and build/7.2/, each with pristine/, patched/,
+# git/ and out/
 KERNEL_VERSION = os.environ.get('KERNEL_VERSION', '6.1')
 BUILD = os.environ.get('BUILD', os.path.join(TOP, 'build'))
 TREES = BUILD if KERNEL_VERSION == '6.1' else \
