@@ -162,13 +162,16 @@ def test_recursive_source(out):
         '  current file : %s' % f, '  included from: %s:9' % f])
 
 
+UNDEFINED = "'USB_SUPORT' is not defined by any Kconfig file: the select " \
+    "does nothing"
+
+
 @pytest.mark.parametrize('name,message', [
-    ('select-undefined', "'USB_SUPORT' is not defined by any Kconfig file: "
-     "the select does nothing"),
-    ('select-int', "'NR_CPUS' has wrong type. 'select' only accept "
+    ('select-undefined', ': warning: ' + UNDEFINED),
+    ('select-int', ":warning: 'NR_CPUS' has wrong type. 'select' only accept "
      "arguments of bool and tristate type"),
-    ('select-string', "'DEFAULT_HOSTNAME' has wrong type. 'select' only "
-     "accept arguments of bool and tristate type"),
+    ('select-string', ":warning: 'DEFAULT_HOSTNAME' has wrong type. 'select' "
+     "only accept arguments of bool and tristate type"),
 ], ids=['undefined', 'int', 'string'])
 def test_select_that_does_nothing(out, name, message):
     """A select of a symbol that no Kconfig file defines (a typo), or of an
@@ -177,18 +180,32 @@ def test_select_that_does_nothing(out, name, message):
     architectures define (81 on x86, 68 on ARM), so these are warnings,
     with file:line, not errors.  Stock said nothing about the undefined
     symbol; a fragment's selects of undefined symbols are warned about
-    now (the tree's are not)."""
+    now (the tree's are not), in the form of the unmet selects, with a
+    space after the colon (the wrong-type warning keeps stock's form)."""
     f = BAD / (name + '.Kconfig')
     ps = run(out, f)
-    assert_warning(ps, out, '%s:8:warning: %s' % (f, message))
+    assert_warning(ps, out, '%s:8%s' % (f, message))
     config = (out / '.config').read_text()
     assert 'USB_SUPORT' not in config
     assert 'CONFIG_NR_CPUS=1\n' in config
 
 
+def test_select_undefined_fails_werror(out):
+    """A fragment's select of an undefined symbol is a mistake of the
+    fragment: under KCONFIG_WERROR it fails like an unmet select, and
+    nothing is written.  Stock and the series before said nothing, or
+    warned, and wrote the configuration without what the board asked for."""
+    f = BAD / 'select-undefined.Kconfig'
+    before = state(out)
+    ps = run(out, f, env={'KCONFIG_WERROR': '1'})
+    assert_error(ps, out, before, '%s:8: warning: %s' % (f, UNDEFINED))
+    assert TRAILERS[0] in ps.stdout
+
+
 # a SoC option that the tree under test does not define: 6.12 removed the
 # 32-bit MSM SoC options that 6.1's boards selected (on 6.1: a typo)
-GONE_SOC = {'6.1': 'ARCH_MSM8X61', '6.12': 'ARCH_MSM8960'}[KERNEL_VERSION]
+GONE_SOC = {'6.1': 'ARCH_MSM8X61', '6.12': 'ARCH_MSM8960',
+            '7.2': 'ARCH_MSM8960'}[KERNEL_VERSION]
 
 
 def test_select_undefined_in_sourced_file(out, tmp_path):
@@ -204,7 +221,7 @@ def test_select_undefined_in_sourced_file(out, tmp_path):
     board = tmp_path / 'Kconfig.board'
     board.write_text('source "%s"\n\nsource "Kconfig"\n' % soc)
     ps = run(out, board)
-    assert_warning(ps, out, "%s:4:warning: '%s' is not defined by any "
+    assert_warning(ps, out, "%s:4: warning: '%s' is not defined by any "
                    "Kconfig file: the select does nothing" % (soc, GONE_SOC))
     assert 'CONFIG_OLD_SOC=y\n' in (out / '.config').read_text()
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""make testconfig: the stock kconfig tests (17 in 6.1, 16 in 6.12), and the
-series' own."""
+"""make testconfig: the stock kconfig tests (17 in 6.1, 16 in 6.12, 21 in
+7.2), and the series' own."""
 
 import re
 import subprocess
@@ -47,7 +47,8 @@ def test_conf_closing_its_input(tmp_path):
     BrokenPipeError (one sanitized run in twelve, under load).  A conf
     that closes its input before it exits makes that happen every time:
     12 of the 17 stock tests fail (10 of 16 on 6.12), none of the patched
-    ones."""
+    ones.  7.2's own conftest.py stops writing once conf has exited, so
+    there none fails (and the series has no patch of its own for it)."""
     results = {}
     for name, tree in (('stock', PRISTINE), ('patched', PATCHED)):
         out = tmp_path / name
@@ -64,10 +65,13 @@ def test_conf_closing_its_input(tmp_path):
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         results[name] = ps
     stock, patched = results['stock'], results['patched']
-    assert stock.returncode == 1
-    assert '%d failed, %d passed' % (
-        STOCK_TESTS_BROKEN_PIPE, STOCK_TESTS - STOCK_TESTS_BROKEN_PIPE) \
-        in stock.stdout
+    if STOCK_TESTS_BROKEN_PIPE:
+        assert stock.returncode == 1
+        assert '%d failed, %d passed' % (
+            STOCK_TESTS_BROKEN_PIPE,
+            STOCK_TESTS - STOCK_TESTS_BROKEN_PIPE) in stock.stdout
+    else:
+        assert stock.returncode == 0, stock.stdout
     # one traceback each ("E   BrokenPipeError: ..."); the short summary
     # repeats the message, cut to the terminal's width unless CI is set
     assert len(re.findall(r'^E +BrokenPipeError: \[Errno 32\]', stock.stdout,
