@@ -11,8 +11,12 @@ import os
 import re
 import time
 
-from .util import (STAMP_VERSION, key_of, log_tail, read_stamp, sha256_file,
-                   write_atomic)
+from .util import (SPARSE, STAMP_VERSION, key_of, log_tail, read_stamp,
+                   sha256_file, write_atomic)
+
+# What the kernel says when it turns C=1 off because the checker is too old
+NO_SPARSE = re.compile(r'C=\d specified, but .* is not available or not up '
+                       r'to date')
 
 BUILD_TARGETS = {'arm': ['zImage', 'dtbs'], 'x86': ['bzImage']}
 IMAGE = {'arm': 'arch/arm/boot/zImage', 'x86': 'arch/x86/boot/bzImage'}
@@ -30,7 +34,7 @@ class BuildStep:
         stamp_path = os.path.join(d, 'build.stamp')
         key = None if self.args.force else key_of(
             STAMP_VERSION, 'build', sha256_file(os.path.join(d, '.config')),
-            targets, t.sparse, self.cc(t.arch), self.srctree,
+            targets, t.sparse, SPARSE, self.cc(t.arch), self.srctree,
             self.tree_key())
         stamp = read_stamp(stamp_path)
         if key and stamp.get('key') == key and os.path.isfile(image):
@@ -53,16 +57,22 @@ class BuildStep:
             # compiled; a clean build folder checks them all
             slog = os.path.join(d, 'sparse.log')
             res['sparse_log'] = slog
+            check = ['CHECK=' + SPARSE] if SPARSE else []
             with open(slog, 'w') as f:
-                rc = self.logged(f, self.kmake(t, 'C=1', *t.sparse,
+                rc = self.logged(f, self.kmake(t, 'C=1', *check, *t.sparse,
                                                jobs=jobs), env)
             with open(slog, errors='replace') as f:
                 text = f.read()
+            # the kernel skips sparse when it is too old: not a clean check
+            skipped = NO_SPARSE.search(text)
+            if skipped and not rc:
+                rc = 1
+                res['reason'] = 'make C=1: %s' % skipped.group(0)
             t.result['sparse'] = {
                 'checked': len(re.findall(r'^\s+CHECK\s', text, re.M)),
                 'warnings': len(re.findall(
                     r'^\S+:\d+:\d+: (?:warning|error):', text, re.M))}
-            if rc:
+            if rc and 'reason' not in res:
                 res['reason'] = 'make C=1 %s exited %d:\n%s' % (
                     ' '.join(t.sparse), rc, log_tail(slog))
         if rc == 0:

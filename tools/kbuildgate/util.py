@@ -19,6 +19,11 @@ KERNEL_VERSION = os.environ.get('KERNEL_VERSION', '6.1')
 BUILD = os.environ.get('BUILD', os.path.join(TOP, 'build'))
 TREES = BUILD if KERNEL_VERSION == '6.1' else \
     os.path.join(BUILD, KERNEL_VERSION)
+# The sparse of the board builds: bookworm's /usr/bin/sparse, except for
+# 7.2, whose __typeof_unqual__ it cannot parse: sid's, which
+# tools/install-deps builds from its source package
+SPARSE = os.path.join(BUILD, 'apt-sid', 'sparse', 'sparse') \
+    if KERNEL_VERSION == '7.2' else None
 # Bump when what a stamp stands for changes
 STAMP_VERSION = 2
 
