@@ -10,7 +10,8 @@ import subprocess
 
 import pytest
 
-from conftest import GIT, PRISTINE, SERIES_DIR, STOCK_TESTS, kmake
+from conftest import (GIT, KERNEL_VERSION, PRISTINE, SERIES_DIR,
+                      STOCK_TESTS, kmake)
 
 PYTEST_PASSED_RE = re.compile(r'(\d+) passed')
 
@@ -51,6 +52,34 @@ def test_patch_form(name):
     # trailers end the message: no rebase leftovers such as "# Conflicts:"
     assert message.rstrip().splitlines()[-1].startswith('Signed-off-by: ')
     assert not re.search(r'^#', message, re.MULTILINE), message
+
+
+PRIMARY = SERIES_DIR.parent / '7.2'
+BACKPORT_RE = re.compile(r'^\[ backport of 7\.2 series patch(?:es)? '
+                         r'(\d{4})(?:-(\d{4}))?[;\s\]]', re.M)
+
+
+@pytest.mark.skipif(KERNEL_VERSION == '7.2', reason='7.2 is the primary')
+@pytest.mark.parametrize('name', series())
+def test_backport_names_its_primary(name):
+    """7.2's series is the primary one: each patch of a backport series
+    names the 7.2 patch (or patches, when it squashes them) that it comes
+    from, whose subject is its own (or the first's), or says why this tree
+    alone needs it."""
+    text = (SERIES_DIR / name).read_text()
+    message = text.split('\n---\n')[0]
+    only = re.search(r'^\[ %s only: \S' % re.escape(KERNEL_VERSION), message,
+                     re.M)
+    m = BACKPORT_RE.search(message)
+    assert bool(m) != bool(only), message
+    if m:
+        primary = {p[:4]: p for p in (PRIMARY / 'series').read_text().split()}
+        first = primary[m.group(1)]
+        assert not m.group(2) or m.group(2) in primary
+        sub = header(SERIES_DIR / name, 'Subject')
+        assert re.sub(r'^\[PATCH[^]]*\] ', '', sub) == re.sub(
+            r'^\[PATCH[^]]*\] ', '', header(PRIMARY / first, 'Subject')) \
+            or m.group(2)
 
 
 @pytest.mark.parametrize('name', series())
