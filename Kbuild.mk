@@ -64,7 +64,7 @@
 #   JOBS         parallel jobs of the kernel build (default: all CPUs)
 #   PYTEST_ARGS  extra arguments for pytest in "check", e.g. -k werror
 #   CHECK_SET    all (default) or tree: "check" runs only the tests that a
-#                second tree needs (CI's 6.12 run; see "check" below)
+#                second tree needs (CI's 7.2 and 6.12 runs; see "check")
 #   KAUTOBUILD_ARGS  arguments for "kautobuild", e.g. --config-only --audit
 #   DIFFHARNESS_ARGS arguments for "diffharness", e.g. --seed 2 --count 20
 #   FUZZ_TIME    seconds of fuzzing for "fuzz" (0: run the corpus only)
@@ -126,18 +126,20 @@ gate: trees
 	@echo "== results: $(TREES)/out/gate.json"
 
 # CHECK_SET=tree runs only the tests that a second kernel tree needs, for
-# CI's run on 6.12 (.ci/run): the series (apply, checkpatch, every prefix
-# bisectable), byte-identical configs and batchconfig, make testconfig and
-# the baseline's items (with the KCONFIG_WERROR gate on the tree's real
-# unmet select).  The kernel builds and boots, the sanitizers, the
-# harness, the audit, the fuzz corpus and the tools' own tests run on 6.1
-# (README, "Linux 6.12": what they give on 6.12, run by hand).
+# CI's runs on 7.2 and 6.12 (.ci/run): the series (apply, checkpatch,
+# every prefix bisectable), byte-identical configs and batchconfig, make
+# testconfig and the baseline's items (with the KCONFIG_WERROR gate on the
+# tree's real unmet select), and the undefined-select gate.  The kernel
+# builds and boots, the sanitizers, the harness, the audit, the fuzz
+# corpus and the tools' own tests run on 6.1 in CI; "boot" runs on any
+# tree (KERNEL_VERSION=7.2 make -f Kbuild.mk boot).
 CHECK_SET ?= all
 CHECK_TREE_TESTS := test_series.py test_identical.py test_batch.py \
 	test_testconfig.py test_counts.py test_stale.py test_fragments.py \
 	test_msm_defconfigs.py \
 	test_werror.py::test_stock_real_unmet_passes_the_gate \
-	test_werror.py::test_patched_real_unmet_fails_the_gate
+	test_werror.py::test_patched_real_unmet_fails_the_gate \
+	test_bad_input.py::test_select_undefined_fails_werror
 check: deps trees git-tree
 	@cd $(TOP) && $(PYTHON3) -m pytest -v -p no:cacheprovider --durations=25 \
 		$(if $(filter tree,$(CHECK_SET)),$(addprefix selftests/,$(CHECK_TREE_TESTS)),selftests) \

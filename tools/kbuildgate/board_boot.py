@@ -33,6 +33,8 @@ import sys
 import time
 
 from .boards import CROSS_COMPILE, read_board as read_board_file
+from .build import NO_SPARSE
+from .util import SPARSE
 from . import util
 
 TOP = util.TOP
@@ -130,12 +132,20 @@ def main():
                           env=env)
     sparse = None
     if not rc and board.get('SPARSE') and not args.no_sparse:
+        check = ['CHECK=' + SPARSE] if SPARSE else []
         _, log = steps.run('sparse', kmake + ['-j%d' % args.jobs, 'C=2'] +
-                           board['SPARSE'].split(), env=env)
+                           check + board['SPARSE'].split(), env=env)
         with open(log) as f:
-            sparse = len(re.findall(r'^\S+:\d+:\d+: (?:warning|error):',
-                                    f.read(), re.M))
-        print('           sparse: %d warning(s) or error(s)' % sparse)
+            text = f.read()
+        sparse = len(re.findall(r'^\S+:\d+:\d+: (?:warning|error):',
+                                text, re.M))
+        skipped = NO_SPARSE.search(text)
+        if skipped:
+            # the kernel turned sparse off: nothing was checked
+            print('           sparse: %s' % skipped.group(0))
+            sparse, rc = None, 1
+        else:
+            print('           sparse: %d warning(s) or error(s)' % sparse)
     if not rc:
         rc, _ = steps.run('initramfs',
                           [os.path.join(TOP, 'qemu-images', 'build-initramfs'),
