@@ -9,7 +9,10 @@
 For each ARCH (arm and x86 by default), --count board fragments are drawn
 from --seed: a board symbol that selects 1 to 8 bool or tristate symbols
 of the real tree (those of stock allyesconfig, less choice members and
-MODULES):
+MODULES), or, with --sizes, fragments of each size class in turn: 1-8,
+9-20 or 21-40 such symbols, or "defconfig", every =y of one of the tree's
+defconfigs that is such a symbol (hundreds), the sizes that real boards
+have; the figures are then given per class too:
 
     config HARNESS_BOARD
             bool
@@ -86,9 +89,10 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from . import util
-from .harness_check import (FORMS, MODES, NEVER_HINT, candidates,
-                            check_fragment, choice_members, compare, draw,
-                            no_ending, stale_in_stock, warned, write_form)
+from .harness_check import (FORMS, MODES, NEVER_HINT, SIZES, candidates,
+                            check_fragment, choice_members, compare,
+                            defconfig_selects, draw, no_ending,
+                            stale_in_stock, warned, write_form)
 from .harness_conf import (START, Conf, Error, build_shim, check_shell_cache,
                            log)
 
@@ -136,6 +140,7 @@ def summarize(results):
             n['hint_' + h] += 1
         for k in ('union_missed', 'wrongly_unfixable'):
             n[k] += sum(len(x.get(k, ())) for x in r['rounds'])
+        n['stuck'] += any(x.get('stuck') for x in r['rounds'])
     s = dict(n)
     s['fixable_clean1_pct'] = round(100.0 * n['fixable_clean1'] /
                                     n['fixable'], 1) if n['fixable'] else 100.0
@@ -165,10 +170,34 @@ ROWS = (
     ('stale_stock', 'stale stock warnings, not counted as differences (info)'),
     ('union_missed', 'warnings whose own hint the union left out (info)'),
     ('wrongly_unfixable', '"no select can meet it", met by the union (info)'),
+    ('stuck', 'stuck: unmet selects with hints, the union adds nothing (info)'),
     ('hint_BROKEN', 'fragments with a hint that names BROKEN (info)'),
     ('hint_COMPILE_TEST',
      'fragments with a hint that names COMPILE_TEST (info)'),
 )
+
+
+SIZE_ROWS = (('fragments', 'fragments'), ('fixable', 'fixable'),
+             ('fixable_clean1_pct', 'clean after 1 round, %'),
+             ('stuck', 'stuck'),
+             ('wrongly_unfixable', 'wrong "no select can meet it"'))
+
+
+def print_sizes(results, archs, sizes):
+    """The figures of each size class and architecture; return them."""
+    out = {}
+    if len(sizes) < 2:
+        return out
+    print('%-32s' % 'by size' + ''.join('%14s' % ('%s %s' % (a, s))
+                                        for s in sizes for a in archs))
+    for s in sizes:
+        for a in archs:
+            out['%s %s' % (a, s)] = summarize(
+                [r for r in results if r['arch'] == a and r['size'] == s])
+    for key, what in SIZE_ROWS:
+        print('%-32s' % what + ''.join('%14s' % out['%s %s' % (a, s)].get(
+            key, 0) for s in sizes for a in archs))
+    return out
 
 
 def print_table(summaries, archs):
@@ -256,6 +285,10 @@ def main():
                     help='architecture (repeatable; default arm and x86)')
     ap.add_argument('--modes', nargs='+', choices=MODES, default=list(MODES))
     ap.add_argument('--forms', nargs='+', choices=FORMS, default=list(FORMS))
+    ap.add_argument('--sizes', nargs='+', choices=SIZES, default=['1-8'],
+                    help='size classes of the fragments, drawn in turn: '
+                    'SIZES selects, or "defconfig", every =y of one of the '
+                    'tree\'s defconfigs (default: 1-8)')
     ap.add_argument('--rounds', type=int, default=3,
                     help='rounds of following the union hint (default 3)')
     ap.add_argument('--stock', default=os.path.join(util.TREES, 'pristine'))
@@ -322,7 +355,10 @@ def main():
     frags = []
     for arch in archs:
         rng = random.Random('%d:%s' % (args.seed, arch))
-        frags += [draw(rng, syms[arch], arch, args.seed, i)
+        defconfigs = defconfig_selects(args.stock, arch, syms[arch]) \
+            if 'defconfig' in args.sizes else None
+        frags += [draw(rng, syms[arch], arch, args.seed, i,
+                       args.sizes[i % len(args.sizes)], defconfigs)
                   for i in range(args.count)]
     if args.index:
         frags = [f for f in frags if f['index'] in args.index]
@@ -380,9 +416,13 @@ def main():
                  len(results)))
     print_findings(results, args.show)
     print_table(summaries, archs)
+    by_size = print_sizes(results, archs, args.sizes)
     failed = [g for g in goals(summaries['total']) if not g[5]]
+    # the one-round goal holds at every size, not only on the whole
+    failed += [('fixable_clean1_pct[%s]' % k,) for k, s in by_size.items()
+               if s.get('fixable_clean1_pct', 100.0) < 95.0]
     print('kconfig-diffharness: %d of %d goals met%s' % (
-        len(GOALS) - len(failed), len(GOALS),
+        len(GOALS) + len(by_size) - len(failed), len(GOALS) + len(by_size),
         '; failed: ' + ', '.join(g[0] for g in failed) if failed else ''))
 
     if args.json:
@@ -396,6 +436,7 @@ def main():
                'goals': [{'key': k, 'what': w, 'op': op, 'threshold': t,
                           'value': v, 'ok': ok}
                          for k, w, op, t, v, ok in goals(summaries['total'])],
+               'sizes': args.sizes, 'by_size': by_size,
                'summary': summaries, 'fragments': results}
         tmp = args.json + '.tmp'
         with open(tmp, 'w') as f:

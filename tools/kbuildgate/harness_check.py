@@ -59,11 +59,41 @@ def candidates(config, choices):
     return sorted(names - choices - SKIP)
 
 
-def draw(rng, syms, arch, seed, index, lo=1, hi=8):
-    k = rng.randint(lo, min(hi, len(syms)))
-    return {'arch': arch, 'index': index, 'seed': seed,
-            'selects': rng.sample(syms, k),
-            'kconfig_seed': rng.randrange(1, 1 << 31)}
+# The sizes of real boards: a handful of selects, a board file of some
+# dozens (msm-virt's three levels select 45), and a whole defconfig
+SIZES = ('1-8', '9-20', '21-40', 'defconfig')
+
+
+def defconfig_selects(tree, arch, syms):
+    """{defconfig: its CONFIG_X=y lines that are candidates, in order}"""
+    d = os.path.join(tree, 'arch', arch, 'configs')
+    cand, out = set(syms), {}
+    for name in sorted(os.listdir(d)) if os.path.isdir(d) else ():
+        if not name.endswith('defconfig'):
+            continue
+        with open(os.path.join(d, name), errors='replace') as f:
+            s = [m.group(1) for m in re.finditer(r'^CONFIG_(\w+)=y$',
+                                                 f.read(), re.M)]
+        s = [x for x in dict.fromkeys(s) if x in cand]
+        if s:
+            out[name] = s
+    return out
+
+
+def draw(rng, syms, arch, seed, index, size='1-8', defconfigs=None):
+    """Fragment @index: a board that selects k random candidates, k
+    drawn in the size class @size, or, for 'defconfig', every =y of one
+    of the tree's defconfigs that is a candidate."""
+    frag = {'arch': arch, 'index': index, 'seed': seed, 'size': size}
+    if size == 'defconfig':
+        name = rng.choice(sorted(defconfigs))
+        frag.update(defconfig=name, selects=list(defconfigs[name]))
+    else:
+        lo, hi = (int(x) for x in size.split('-'))
+        k = rng.randint(lo, min(hi, len(syms)))
+        frag['selects'] = rng.sample(syms, k)
+    frag['kconfig_seed'] = rng.randrange(1, 1 << 31)
+    return frag
 
 
 def board(selects):
@@ -172,6 +202,12 @@ def follow_hints(patched, frag, run0, root, d, rounds):
             break
         add = [s for s in rep['hint'] if s not in selects]
         if not add:
+            # stuck: warnings with a hint of their own, and the union
+            # gives nothing more to do
+            stuck = sorted({u['symbol'] for u in rep['unmet']
+                            if u['can_fix'] and u['hint']})
+            if stuck:
+                out.append({'round': r, 'stuck': stuck})
             break
         selects += add
         path = write_form(d, 'round%d' % r, root, selects, 'a', 'patched')
