@@ -102,7 +102,8 @@ def item_diagnosis(tree, tmp, what):
                'cause': r'^\S+:\d+: note: blocked by ',
                'fix': r'^\S+:\d+: note: to meet it, select '}[what]
     m = re.search(pattern, text, re.M)
-    return (m.group(0).rstrip() + ' ...' if m else 'none'), bool(m), text
+    return (m.group(0).replace(tmp + '/', '').rstrip() + ' ...' if m
+            else 'none'), bool(m), text
 
 
 def item_torvalds(tree, tmp):
@@ -113,7 +114,7 @@ def item_torvalds(tree, tmp):
     rc, text = kmake(tree, out, 'allnoconfig', env={'KBUILD_KCONFIG': frag})
     first = next((l for l in text.splitlines()
                   if re.match(r'\S+:\d+:', l)), 'no diagnostic')
-    return 'exit %d: %s' % (rc, first), rc == 0 and \
+    return 'exit %d: %s' % (rc, first.replace(tmp + '/', '')), rc == 0 and \
         UNMET_RE.findall(text) == ['USB'], text
 
 
