@@ -31,9 +31,39 @@ def header(patch, field):
     return re.sub(r'\s+', ' ', m.group(1)) if m else None
 
 
+COVER = SERIES_DIR / '0000-cover-letter.patch'
+
+
 def test_series_lists_every_patch():
-    assert series() == sorted(p.name for p in SERIES_DIR.glob('*.patch'))
+    assert series() == sorted(p.name for p in SERIES_DIR.glob('*.patch')
+                              if p != COVER)
     assert len(series()) >= 4
+
+
+@pytest.mark.skipif(KERNEL_VERSION != '7.2',
+                    reason='the cover letter goes with the primary series')
+def test_cover_letter():
+    """The primary series goes out with a cover letter as git
+    format-patch --cover-letter writes it, filled in: the subject, the
+    problem, the parts, the recipients that get_maintainer.pl gives for
+    the kconfig patches, the shortlog of every patch and the diffstat."""
+    text = COVER.read_text()
+    assert '*** SUBJECT HERE ***' not in text
+    assert '*** BLURB HERE ***' not in text
+    assert re.search(r'^Subject: \[PATCH 00/%d\] kconfig: ' % len(series()),
+                     text, re.M)
+    for who in ('linux-kbuild@vger.kernel.org', 'nathan@kernel.org',
+                'nsc@kernel.org'):
+        assert who in text
+    # the shortlog names every patch, the core first
+    subjects = [re.sub(r'^\[PATCH[^]]*\] ', '', header(SERIES_DIR / n,
+                                                      'Subject'))
+                for n in series()]
+    shortlog = re.sub(r'\s+', ' ', text.split('):\n', 1)[1])
+    pos = [shortlog.find(s) for s in subjects]
+    assert -1 not in pos and pos == sorted(pos)
+    assert re.search(r'^ \d+ files changed, \d+ insertions\(\+\)', text,
+                     re.M)
 
 
 @pytest.mark.parametrize('name', series())
