@@ -54,7 +54,8 @@
  * HASH names the question across trees: the select, its condition and
  * the definitions of the symbols of its cone of influence (cone_of(),
  * CONE of them), so a tree where these are the same has the same answer.
- * RESULT is carried, unsat, cand-N, or known: HASH is one of those that
+ * RESULT is carried (HASH and CONE 0: the select's own condition answers
+ * it, no cone is needed), unsat, cand-N, or known: HASH is one of those that
  * --known FILE lists (one hex hash a line, the answers the caller keeps),
  * and the solver is not asked.  CONDITION is the select's condition as
  * written (its "if" and the selector's dependencies), to the end of the
@@ -1021,15 +1022,17 @@ int main(int ac, char **av)
 			if (selects % 500 == 0)
 				fprintf(stderr, "kconfig-audit: %d selects, %d candidates, %.1f s\n",
 					selects, cands, now() - start);
-			cone_of(sym, prop);
-			h = cone_hash(sym, prop);
+			/* no solver, no cone: answered from the select alone */
 			if (select_carries_deps(target->dir_dep.expr,
 						prop->visible.expr)) {
 				carried++;
 				unsat++;
-				print_question(h, "carried", sym, prop);
+				cone_len = 0;
+				print_question(0, "carried", sym, prop);
 				continue;
 			}
+			cone_of(sym, prop);
+			h = cone_hash(sym, prop);
 			if (is_known(h)) {
 				nknown++;
 				print_question(h, "known", sym, prop);

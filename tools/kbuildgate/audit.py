@@ -480,9 +480,11 @@ def audit_tree(srctree, arch, kconfig, out, opts, build_from=None,
         elif q['result'] == 'known':
             rec = answers.db[q['hash']]
             model = answers.model(q['hash'])
+            if rec['result'] not in ('finding', 'rejected'):
+                continue
         else:
-            if answers:
-                answers.put(q['hash'], {'result': q['result']})
+            if answers and q['result'] == 'unsat':
+                answers.put(q['hash'], {'result': 'unsat'})
             continue
         if rec['result'] == 'finding':
             repro = fdir / ('%s-selects-%s.config' % (q['selector'],
@@ -548,6 +550,10 @@ def copy_kconfig_tree(srctree, dest, extra=()):
     shutil.copytree(srctree / 'scripts', dest / 'scripts',
                     dirs_exist_ok=True, symlinks=True,
                     ignore=shutil.ignore_patterns('*.o', '.*.cmd'))
+    # the scripts that Kconfig files of some architectures run
+    for tools in srctree.glob('arch/*/tools'):
+        shutil.copytree(tools, dest / tools.relative_to(srctree),
+                        dirs_exist_ok=True, symlinks=True)
     for rel in extra:
         if (srctree / rel).is_file() and not (dest / rel).exists():
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
