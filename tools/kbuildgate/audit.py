@@ -636,8 +636,10 @@ def print_review(doc, base):
             f['file'], f['line'], f['selector'], f['level'],
             f['reproducer']))
         if f.get('hint'):
-            print('%s:%d: note: to meet it, select %s' % (
-                f['file'], f['line'], ', '.join(f['hint'])))
+            print('%s:%d: note: to meet it, enable %s, or make %s depend '
+                  'on %s' % (f['file'], f['line'], ', '.join(f['hint']),
+                             f['selector'], 'it' if len(f['hint']) == 1
+                             else 'them'))
         print('%s:%d: note: %s' % (f['file'], f['line'], f['reason']))
 
 
@@ -659,7 +661,8 @@ def main():
     ap.add_argument('--fragment', help='a Kconfig fragment (KBUILD_KCONFIG)'
                     ' instead of the tree\'s Kconfig')
     ap.add_argument('--out', help='where candidates, findings and '
-                    'reproducers go (default: build/out/audit/ARCH)')
+                    'reproducers go (default: build/out/audit/ARCH, or '
+                    'ARCH-review with --base, --base-rev or --patch)')
     ap.add_argument('--json', help='write the results as JSON')
     ap.add_argument('--limit', type=int, help='ask about the first N '
                     'selects only (for tests)')
@@ -691,14 +694,14 @@ def main():
     args = ap.parse_args()
 
     srctree = Path(args.srctree).resolve()
-    out = Path(args.out or Path(util.TREES) / 'out' / 'audit' /
-               args.arch).resolve()
+    review = bool(args.base or args.base_rev or args.patch)
+    out = Path(args.out or Path(util.TREES) / 'out' / 'audit' / (
+        args.arch + ('-review' if review else ''))).resolve()
     kconfig = 'Kconfig'
     if sum(map(bool, (args.base, args.base_rev, args.patch))) > 1:
         print('kconfig-audit: --base, --base-rev and --patch exclude one '
               'another', file=sys.stderr)
         return 2
-    review = bool(args.base or args.base_rev or args.patch)
     if review and args.randconfigs:
         print('kconfig-audit: --randconfigs audits one tree: not with '
               '--base, --base-rev or --patch', file=sys.stderr)
