@@ -645,10 +645,12 @@ static void cone_expr(struct expr *e)
 			cone_add(e->left.sym);
 			cone_add(e->right.sym);
 			return;
+#ifndef KCONFIG_CHOICE_MENUS
 		case E_LIST:	/* a choice's members, before 6.11 */
 			cone_add(e->right.sym);
 			e = e->left.expr;
 			continue;
+#endif
 		default:
 			return;
 		}
