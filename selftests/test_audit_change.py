@@ -14,6 +14,7 @@ itself), never a tree kept in the repo.
 - a select line moved within its symbol: nothing new, the finding keeps
   its identity (selector, target, condition) at its new line;
 - TEST_MAPLE_TREE -> DEBUG_MAPLE_TREE, 6.1's real finding, stays known;
+  with upstream's fix (depends on DEBUG_KERNEL) it is gone, nothing new;
 - bad input: one message, exit 2.
 
 One cache ($KCONFIG_AUDIT_CACHE, in tmp) for the module: the base is
@@ -189,6 +190,26 @@ def test_patch_moves_a_select(env, base, tmp_path):
     assert doc['new'] == 0
     assert len(ps.stdout.splitlines()) == 1
     assert ps.stdout.startswith('kconfig-audit: arm ')
+
+
+def test_patch_fixes_a_finding(env, base, tmp_path):
+    """The upstream fix, TEST_MAPLE_TREE depending on DEBUG_KERNEL: the
+    finding is gone, nothing is new, the other findings stay known; the
+    change re-solves the selects whose cone holds TEST_MAPLE_TREE."""
+    path = 'lib/Kconfig.debug'
+    old = (PATCHED / path).read_text()
+    before = 'config TEST_MAPLE_TREE\n\tselect DEBUG_MAPLE_TREE\n'
+    assert before in old
+    new = old.replace(before, before + '\tdepends on DEBUG_KERNEL\n')
+    patch = tmp_path / 'fix.patch'
+    patch.write_text(git_patch(path, old, new, 'lib: TEST_MAPLE_TREE '
+                               'depends on DEBUG_KERNEL'))
+    ps, doc = run(env, tmp_path, '--patch', patch, '--srctree', PATCHED)
+    assert ps.returncode == 0, ps.stderr
+    assert MAPLE not in by_pair(doc)
+    assert doc['new'] == 0 and doc['known'] == len(base['findings']) - 1
+    s = doc['summary']
+    assert s['selects'] - s['carried'] - s['reused'] < 200
 
 
 def test_base_rev(env, base, tmp_path):

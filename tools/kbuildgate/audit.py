@@ -538,9 +538,6 @@ def mark(doc, base):
             f['reason'] = 'no configuration of the base leaves it unmet'
 
 
-PATCH_SKIP = ('.git',)
-
-
 def copy_kconfig_tree(srctree, dest, extra=()):
     """A copy of what kconfig reads in @srctree: the Kconfig files,
     scripts/ (Kconfig.include and the scripts it runs) and @extra."""
@@ -614,7 +611,7 @@ class UsageError(Exception):
     pass
 
 
-def print_review(doc, base):
+def print_review(doc):
     """Each new finding as a compiler warning with notes."""
     for f in doc['findings']:
         if f.get('status') != 'new':
@@ -796,7 +793,7 @@ def main():
     if review:
         mark(doc, base)
         new = [f for f in found if f['status'] == 'new']
-        print_review(doc, base)
+        print_review(doc)
         what = args.patch or 'new tree'
         print('kconfig-audit: %s %s: %d new unmet select(s), %d known '
               '(%d selects, %d solved again, the rest from the cache), '
