@@ -400,18 +400,21 @@ def audit_tree(srctree, arch, kconfig, out, opts, build_from=None,
     if fdir.exists():
         shutil.rmtree(fdir)
     fdir.mkdir(parents=True)
+    answers = Answers(arch) if use_cache else None
     if use_cache and (tdir / 'audit.json').is_file():
         doc = json.loads((tdir / 'audit.json').read_text())
-        for f in doc['findings']:
-            repro = fdir / os.path.basename(f['reproducer'])
-            shutil.copy(tdir / os.path.basename(f['reproducer']), repro)
-            f['reproducer'] = str(repro)
-        doc['cached'] = True
-        doc['seconds'] = round(time.monotonic() - start, 1)
-        log('%s: the result of %s, from the cache (%s)' % (label, srctree,
-                                                           key))
-        return doc, None
-    answers = Answers(arch) if use_cache else None
+        # the reproducers are the answers' models, kept once
+        models = [answers.model(f['hash']) for f in doc['findings']]
+        if all(m.is_file() for m in models):
+            for f, m in zip(doc['findings'], models):
+                repro = fdir / os.path.basename(f['reproducer'])
+                shutil.copy(m, repro)
+                f['reproducer'] = str(repro)
+            doc['cached'] = True
+            doc['seconds'] = round(time.monotonic() - start, 1)
+            log('%s: the result of %s, from the cache (%s)' % (
+                label, srctree, key))
+            return doc, None
     log('%s: building kconfig-audit and conf for %s (%s)' % (label, arch,
                                                             srctree))
     tool, conf, env = setup(srctree, arch, build_from or srctree)
@@ -508,8 +511,6 @@ def audit_tree(srctree, arch, kconfig, out, opts, build_from=None,
            'seconds': round(time.monotonic() - start, 1)}
     if use_cache:
         tdir.mkdir(parents=True, exist_ok=True)
-        for f in found:
-            shutil.copy(f['reproducer'], tdir)
         util.write_atomic(str(tdir / 'audit.json'),
                           json.dumps(doc, indent=2) + '\n')
     return doc, (conf, env)
