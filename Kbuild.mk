@@ -26,7 +26,9 @@
 #   check          the whole test suite (selftests/)
 #   bench          instruction counts of conf, stock against patched, and the
 #                  gate over the ARM defconfigs: stock, one make each, and
-#                  make batchconfig (tools/kconfig-bench)
+#                  make batchconfig; the audit of the whole tree (cold, CPU),
+#                  again from the cache, and a one-file --patch against the
+#                  cached tree (tools/kconfig-bench; exit 1 on a missed goal)
 #   diffharness    random board fragments on ARM and x86, stock kconfig against
 #                  patched (identical .config, same warnings, each once), then
 #                  the hints followed round by round (tools/kconfig-diffharness);
@@ -41,7 +43,8 @@
 #   audit          every select that some configuration can leave unmet, by
 #                  PicoSAT, confirmed by conf (tools/kconfig-audit), for
 #                  AUDIT_ARCHS (default: arm x86); results in
-#                  build/out/audit/ARCH.json
+#                  build/out/audit/ARCH.json, answers cached in
+#                  build/cache/audit (docs/audit.md: --base, --patch)
 #   sanitize       conf under ASan/UBSan/LSan on every ARM defconfig, all*,
 #                  randconfigs, boards, examples, testconfig; then valgrind,
 #                  stock against patched (tools/kconfig-sanitize)

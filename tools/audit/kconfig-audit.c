@@ -3,7 +3,8 @@
  * kconfig-audit: find every select that some configuration can leave
  * unmet, with a SAT solver (PicoSAT), from the parsed Kconfig tree.
  *
- *   kconfig-audit [--out DIR] [--limit N] [--only SYMBOL] [--own] Kconfig
+ *   kconfig-audit [--out DIR] [--limit N] [--only SYMBOL] [--own]
+ *                 [--known FILE] Kconfig
  *
  * --only asks about the selects of SYMBOL alone, --limit about the first N,
  * --own about those of a fragment's own files: the files that its first
@@ -46,12 +47,27 @@
  * tristate question is: a built-in selector of a target whose
  * dependencies allow only m.  COARSE is 1 if the target's dependencies or
  * the select's condition hold a comparison encoded as a free variable.  A
- * summary line ends the output:
+ * Every select asked has a line of its own, before its "cand" line:
+ *
+ *   q HASH RESULT SELECTOR TARGET FILE LINE CONE CONDITION
+ *
+ * HASH names the question across trees: the select, its condition and
+ * the definitions of the symbols of its cone of influence (cone_of(),
+ * CONE of them), so a tree where these are the same has the same answer.
+ * RESULT is carried (HASH and CONE 0: the select's own condition answers
+ * it, no cone is needed), unsat, cand-N, or known: HASH is one of those that
+ * --known FILE lists (one hex hash a line, the answers the caller keeps),
+ * and the solver is not asked.  CONDITION is the select's condition as
+ * written (its "if" and the selector's dependencies), to the end of the
+ * line.  A summary line ends the output:
  *
  *   summary SELECTS CANDIDATES UNSAT VARS CLAUSES COARSE SECONDS CARRIED
+ *           KNOWN CONE_MAX CONE_SUM
  *
  * CARRIED counts the selects (among UNSAT) whose own condition carries
  * every conjunct of the target's dependencies: no solver call is needed.
+ * KNOWN counts those that --known answered; CONE_MAX and CONE_SUM the
+ * cones of the questions solved.
  *
  * Exit status: 0 no candidate, 1 candidates, 2 usage or I/O error.
  */
@@ -186,12 +202,21 @@ struct sym_vars {
 	int y, m, g;
 };
 
-/* symbol -> its variables: an open-addressing table, by pointer */
-static struct {
+/*
+ * symbol -> its variables: an open-addressing table, by pointer, with a
+ * slot for every bool and tristate symbol.  The slot keeps the hash of
+ * the symbol's definition too (def_hash()), and the generation of the
+ * last cone of influence that holds it (cone_of()).
+ */
+struct var_slot {
 	struct symbol *sym;
-	struct sym_vars *vars;
-} *var_table;
+	struct sym_vars vars;
+	unsigned int gen;
+	uint64_t hash;
+};
+static struct var_slot *var_table;
 static size_t var_table_size;
+static unsigned int cur_gen = 1;
 
 static size_t var_slot(struct symbol *sym)
 {
@@ -203,17 +228,21 @@ static size_t var_slot(struct symbol *sym)
 	return h;
 }
 
-static struct sym_vars *vars_of(struct symbol *sym)
+static struct var_slot *slot_of(struct symbol *sym)
 {
-	return var_table_size ? var_table[var_slot(sym)].vars : NULL;
+	struct var_slot *s;
+
+	if (!var_table_size)
+		return NULL;
+	s = &var_table[var_slot(sym)];
+	return s->sym == sym ? s : NULL;
 }
 
-static void set_vars(struct symbol *sym, struct sym_vars *sv)
+static struct sym_vars *vars_of(struct symbol *sym)
 {
-	size_t h = var_slot(sym);
+	struct var_slot *s = slot_of(sym);
 
-	var_table[h].sym = sym;
-	var_table[h].vars = sv;
+	return s ? &s->vars : NULL;
 }
 
 static bool is_bool_tri(struct symbol *sym)
@@ -501,40 +530,338 @@ static bool select_carries_deps(struct expr *deps, struct expr *cond)
 	return has_conjunct(cond, deps);
 }
 
-static void make_vars(void)
+static bool has_vars(struct symbol *sym)
+{
+	return is_bool_tri(sym) && !(sym->flags & SYMBOL_CONST) &&
+	       sym != &symbol_yes && sym != &symbol_mod && sym != &symbol_no;
+}
+
+/* A slot for every bool and tristate symbol, before any question */
+static void make_slots(void)
 {
 	struct symbol *sym;
-	struct sym_vars *sv;
 	int i;
 
-	lit_true = new_var();
-	clause(lit_true, 0, 0);
 	for_each_symbol(i, sym)
 		var_table_size++;
 	for (i = 1; i < 2 * (int)var_table_size; i <<= 1)
 		;
 	var_table_size = i;
 	var_table = xcalloc(var_table_size, sizeof(*var_table));
-	for_each_symbol(i, sym) {
-		if (!is_bool_tri(sym) || sym->flags & SYMBOL_CONST ||
-		    sym == &symbol_yes || sym == &symbol_mod ||
-		    sym == &symbol_no)
-			continue;
-		sv = xcalloc(1, sizeof(*sv));
+	for_each_symbol(i, sym)
+		if (has_vars(sym))
+			var_table[var_slot(sym)].sym = sym;
+}
+
+/* Variables for the symbols of @syms (the slots of the generation) */
+static void make_vars(struct symbol **syms, int n)
+{
+	struct sym_vars *sv;
+	int i;
+
+	lit_true = new_var();
+	clause(lit_true, 0, 0);
+	for (i = 0; i < n; i++) {
+		sv = vars_of(syms[i]);
 		sv->y = new_var();
 		sv->m = new_var();
 		clause(-sv->y, -sv->m, 0);
-		if (sym->type == S_BOOLEAN)
+		if (syms[i]->type == S_BOOLEAN)
 			clause(-sv->m, 0, 0);
 		sv->g = lit_or(sv->y, sv->m);
-		set_vars(sym, sv);
 	}
 	/* m only with MODULES */
 	if (modules_sym && vars_of(modules_sym))
-		for_each_symbol(i, sym)
-			if (vars_of(sym) && sym->type == S_TRISTATE)
-				clause(-vars_of(sym)->m,
+		for (i = 0; i < n; i++)
+			if (syms[i]->type == S_TRISTATE)
+				clause(-vars_of(syms[i])->m,
 				       vars_of(modules_sym)->y, 0);
+}
+
+/* Encode the symbols of @syms, the slots of the current generation */
+static void encode(struct symbol **syms, int n)
+{
+	int i;
+
+	make_vars(syms, n);
+	for (i = 0; i < n; i++) {
+		encode_symbol(syms[i]);
+		if (sym_is_choice(syms[i]))
+			encode_choice(syms[i]);
+	}
+}
+
+/*
+ * The cone of influence of a question: the symbols whose value can
+ * change that of the selector, of the select's condition or of the
+ * target's dependencies, as encode_symbol() ties them (prompts'
+ * visibility, defaults, what selects or implies them, a choice and its
+ * members).  Properties that act on other symbols (select, imply) are
+ * in those symbols' rev_dep and implied.  The answer to a question
+ * depends on its cone alone, so cone_hash() names the answer across
+ * trees: a change that touches no symbol of the cone leaves it as it
+ * was.  (One solver per cone was tried: 1,000 symbols on average, but
+ * slower than one incremental solver for the whole tree, which keeps
+ * what it learns from one question to the next.)
+ */
+static struct symbol **cone;
+static int cone_len, cone_cap;
+
+static void cone_add(struct symbol *sym)
+{
+	struct var_slot *s = slot_of(sym);
+
+	if (!s || s->gen == cur_gen)
+		return;
+	s->gen = cur_gen;
+	if (cone_len == cone_cap) {
+		cone_cap = cone_cap ? 2 * cone_cap : 1024;
+		cone = xrealloc(cone, cone_cap * sizeof(*cone));
+	}
+	cone[cone_len++] = sym;
+}
+
+static void cone_expr(struct expr *e)
+{
+	while (e) {
+		switch (e->type) {
+		case E_SYMBOL:
+			cone_add(e->left.sym);
+			return;
+		case E_NOT:
+			e = e->left.expr;
+			continue;
+		case E_AND:
+		case E_OR:
+			cone_expr(e->right.expr);
+			e = e->left.expr;
+			continue;
+		case E_EQUAL:
+		case E_UNEQUAL:
+		case E_LTH:
+		case E_LEQ:
+		case E_GTH:
+		case E_GEQ:
+			cone_add(e->left.sym);
+			cone_add(e->right.sym);
+			return;
+#ifndef KCONFIG_CHOICE_MENUS
+		case E_LIST:	/* a choice's members, before 6.11 */
+			cone_add(e->right.sym);
+			e = e->left.expr;
+			continue;
+#endif
+		default:
+			return;
+		}
+	}
+}
+
+static void cone_choice(struct symbol *sym)
+{
+#ifdef KCONFIG_CHOICE_MENUS
+	struct menu *menu;
+	struct symbol *a;
+
+	if (sym_is_choice(sym) && !list_empty(&sym->menus)) {
+		menu = list_first_entry(&sym->menus, struct menu, link);
+		list_for_each_entry(a, &menu->choice_members, choice_link)
+			cone_add(a);
+	}
+	list_for_each_entry(menu, &sym->menus, link)
+		if (menu->parent && menu->parent->sym &&
+		    sym_is_choice(menu->parent->sym))
+			cone_add(menu->parent->sym);
+#else
+	(void)sym;
+#endif
+}
+
+static void cone_of(struct symbol *sym, struct property *sel)
+{
+	struct symbol *s;
+	struct property *prop;
+	int i;
+
+	cur_gen++;
+	cone_len = 0;
+	if (modules_sym)
+		cone_add(modules_sym);
+	cone_add(sym);
+	cone_add(sel->expr->left.sym);
+	cone_expr(sel->visible.expr);
+	for (i = 0; i < cone_len; i++) {
+		s = cone[i];
+		cone_expr(s->rev_dep.expr);
+		cone_expr(s->dir_dep.expr);
+		cone_expr(s->implied.expr);
+		for (prop = s->prop; prop; prop = prop->next) {
+			switch (prop->type) {
+			case P_DEFAULT:
+				cone_expr(prop->expr);
+				/* fall through */
+			case P_PROMPT:
+				cone_expr(prop->visible.expr);
+				break;
+#ifndef KCONFIG_CHOICE_MENUS
+			case P_CHOICE:
+				cone_expr(prop->expr);
+				break;
+#endif
+			default:
+				break;
+			}
+		}
+		cone_choice(s);
+	}
+}
+
+/*
+ * The hash of a symbol's definition, as the encoding reads it: its type,
+ * prompts' visibility, defaults, choice, dependencies, what selects and
+ * implies it; not where it is, not its help.  Two trees that define the
+ * symbols of a cone alike ask the same question of it.
+ */
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return (h ^ 0xff) * 0x100000001b3ull;
+}
+
+/* @e as written, without the values that expr_gstr_print() adds */
+static void plain_helper(void *data, struct symbol *sym, const char *str)
+{
+	str_append(data, str);
+}
+
+static void expr_plain(struct expr *e, struct gstr *gs)
+{
+	expr_print(e, plain_helper, gs, E_NONE);
+}
+
+static uint64_t hash_expr(uint64_t h, struct expr *e)
+{
+	struct gstr gs = str_new();
+
+	expr_plain(e, &gs);
+	h = hash_str(h, str_get(&gs));
+	str_free(&gs);
+	return h;
+}
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static uint64_t def_hash(struct symbol *sym)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	struct property *prop;
+	char buf[32];
+
+	h = hash_str(h, sym->name ? sym->name : "<choice>");
+	snprintf(buf, sizeof(buf), "%d %d", sym->type,
+		 sym_is_choice(sym) ? 1 : 0);
+	h = hash_str(h, buf);
+	h = hash_expr(h, sym->dir_dep.expr);
+	h = hash_expr(h, sym->rev_dep.expr);
+	h = hash_expr(h, sym->implied.expr);
+	for (prop = sym->prop; prop; prop = prop->next) {
+		switch (prop->type) {
+		case P_DEFAULT:
+			h = hash_str(h, "default");
+			h = hash_expr(h, prop->expr);
+			h = hash_expr(h, prop->visible.expr);
+			break;
+		case P_PROMPT:
+			h = hash_str(h, "prompt");
+			h = hash_expr(h, prop->visible.expr);
+			break;
+#ifndef KCONFIG_CHOICE_MENUS
+		case P_CHOICE:
+			h = hash_str(h, "choice");
+			h = hash_expr(h, prop->expr);
+			break;
+#endif
+		default:
+			break;
+		}
+	}
+	return h;
+}
+
+/* The question's identity: the select, and the definitions of its cone */
+static uint64_t cone_hash(struct symbol *sym, struct property *sel)
+{
+	uint64_t h = 0xcbf29ce484222325ull, sum = 0;
+	int i;
+
+	h = hash_str(h, sym->name);
+	h = hash_str(h, sel->expr->left.sym->name);
+	h = hash_expr(h, sel->visible.expr);
+	for (i = 0; i < cone_len; i++)
+		sum += mix(slot_of(cone[i])->hash);
+	return mix(h ^ mix(sum + cone_len));
+}
+
+/* The answers that --known gives: a set of cone hashes */
+static uint64_t *known;
+static size_t known_size;
+
+static bool is_known(uint64_t h)
+{
+	size_t i;
+
+	if (!known_size)
+		return false;
+	for (i = mix(h) & (known_size - 1); known[i];
+	     i = (i + 1) & (known_size - 1))
+		if (known[i] == h)
+			return true;
+	return false;
+}
+
+static int read_known(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	unsigned long long h;
+	size_t n = 0, i;
+	uint64_t *all = NULL;
+	size_t cap = 0;
+
+	if (!f) {
+		fprintf(stderr, "kconfig-audit: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while (fscanf(f, "%llx%*[^\n]", &h) == 1) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			all = xrealloc(all, cap * sizeof(*all));
+		}
+		all[n++] = h;
+	}
+	fclose(f);
+	for (known_size = 1; known_size < 2 * n + 2; known_size <<= 1)
+		;
+	known = xcalloc(known_size, sizeof(*known));
+	for (i = 0; i < n; i++) {
+		size_t j;
+
+		if (!all[i] || is_known(all[i]))
+			continue;
+		for (j = mix(all[i]) & (known_size - 1); known[j];
+		     j = (j + 1) & (known_size - 1))
+			;
+		known[j] = all[i];
+	}
+	free(all);
+	return 0;
 }
 
 static char value_char(struct symbol *sym)
@@ -600,15 +927,31 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* One line per select asked, for the caller's cache and comparisons */
+static void print_question(uint64_t h, const char *result, struct symbol *sym,
+			   struct property *prop)
+{
+	struct gstr cond = str_new();
+
+	expr_plain(prop->visible.expr, &cond);
+	printf("q %016llx %s %s %s %s %d %d %s\n", (unsigned long long)h,
+	       result, sym->name, prop->expr->left.sym->name,
+	       prop_file_name(prop), prop->lineno, cone_len, str_get(&cond));
+	str_free(&cond);
+}
+
 int main(int ac, char **av)
 {
-	const char *out = ".", *kconfig = NULL, *only = NULL;
+	const char *out = ".", *kconfig = NULL, *only = NULL, *known_path = NULL;
 	bool own = false;
 	int i, limit = -1, selects = 0, cands = 0, unsat = 0, carried = 0;
+	int nknown = 0, vars, clauses, cone_max = 0;
+	long cone_sum = 0;
 	double start = now();
 	struct symbol *sym;
 	struct property *prop;
 	struct gstr path;
+	char result[32];
 
 	for (i = 1; i < ac; i++) {
 		if (!strcmp(av[i], "--out") && i + 1 < ac)
@@ -617,6 +960,8 @@ int main(int ac, char **av)
 			limit = atoi(av[++i]);
 		else if (!strcmp(av[i], "--only") && i + 1 < ac)
 			only = av[++i];
+		else if (!strcmp(av[i], "--known") && i + 1 < ac)
+			known_path = av[++i];
 		else if (!strcmp(av[i], "--own"))
 			own = true;
 		else if (av[i][0] != '-' && !kconfig)
@@ -626,23 +971,33 @@ int main(int ac, char **av)
 	}
 	if (!kconfig || i > ac) {
 		fprintf(stderr,
-			"usage: kconfig-audit [--out DIR] [--limit N] [--only SYMBOL] [--own] Kconfig\n");
+			"usage: kconfig-audit [--out DIR] [--limit N] [--only SYMBOL] [--own] [--known FILE] Kconfig\n");
 		return 2;
 	}
+	if (known_path && read_known(known_path))
+		return 2;
 	conf_parse(kconfig);
 
+	make_slots();
+	for (i = 0; i < (int)var_table_size; i++)
+		if (var_table[i].sym)
+			var_table[i].hash = def_hash(var_table[i].sym);
+
 	ps = picosat_init();
-	make_vars();
-	for_each_symbol(i, sym) {
-		if (!vars_of(sym))
-			continue;
-		encode_symbol(sym);
-		if (sym_is_choice(sym))
-			encode_choice(sym);
+	{
+		struct symbol **all = xcalloc(var_table_size, sizeof(*all));
+		int n = 0;
+
+		for (i = 0; i < (int)var_table_size; i++)
+			if (var_table[i].sym)
+				all[n++] = var_table[i].sym;
+		encode(all, n);
+		free(all);
 	}
+	vars = picosat_variables(ps);
+	clauses = picosat_added_original_clauses(ps);
 	fprintf(stderr, "kconfig-audit: %d variables, %d clauses, %d coarse comparisons, %.1f s\n",
-		picosat_variables(ps), picosat_added_original_clauses(ps),
-		coarse, now() - start);
+		vars, clauses, coarse, now() - start);
 	/* the tree itself must have a model, or every answer is "no" */
 	if (picosat_sat(ps, -1) != PICOSAT_SATISFIABLE) {
 		fprintf(stderr, "kconfig-audit: %s: the encoding has no model\n",
@@ -651,26 +1006,43 @@ int main(int ac, char **av)
 	}
 
 	for_each_symbol(i, sym) {
-		if (!vars_of(sym) || (only && (!sym->name ||
+		if (!has_vars(sym) || (only && (!sym->name ||
 					       strcmp(sym->name, only))))
 			continue;
 		for_all_properties(sym, prop, P_SELECT) {
 			struct symbol *target = prop->expr->left.sym;
 			struct tv term, dir;
 			int q, merged, res;
+			uint64_t h;
 
-			if (!vars_of(target) || !target->dir_dep.expr ||
+			if (!has_vars(target) || !target->dir_dep.expr ||
 			    (own && !file_is_own(prop_file_name(prop))))
 				continue;
 			if (limit >= 0 && selects >= limit)
 				break;
 			selects++;
+			if (selects % 500 == 0)
+				fprintf(stderr, "kconfig-audit: %d selects, %d candidates, %.1f s\n",
+					selects, cands, now() - start);
+			/* no solver, no cone: answered from the select alone */
 			if (select_carries_deps(target->dir_dep.expr,
 						prop->visible.expr)) {
 				carried++;
 				unsat++;
+				cone_len = 0;
+				print_question(0, "carried", sym, prop);
 				continue;
 			}
+			cone_of(sym, prop);
+			h = cone_hash(sym, prop);
+			if (is_known(h)) {
+				nknown++;
+				print_question(h, "known", sym, prop);
+				continue;
+			}
+			cone_sum += cone_len;
+			if (cone_len > cone_max)
+				cone_max = cone_len;
 			term = tv_and(tv_sym(sym), tv_expr(prop->visible.expr));
 			dir = tv_expr(target->dir_dep.expr);
 			merged = lit_and(term.g, -dir.g);
@@ -685,11 +1057,9 @@ int main(int ac, char **av)
 				q = lit_or(merged, lit_and(term.y, -dir.y));
 			picosat_assume(ps, q);
 			res = picosat_sat(ps, -1);
-			if (selects % 500 == 0)
-				fprintf(stderr, "kconfig-audit: %d selects, %d candidates, %.1f s\n",
-					selects, cands, now() - start);
 			if (res != PICOSAT_SATISFIABLE) {
 				unsat++;
+				print_question(h, "unsat", sym, prop);
 				continue;
 			}
 			cands++;
@@ -698,6 +1068,8 @@ int main(int ac, char **av)
 			if (write_model(str_get(&path)))
 				return 2;
 			str_free(&path);
+			snprintf(result, sizeof(result), "cand-%d", cands);
+			print_question(h, result, sym, prop);
 			printf("cand %d %s %s %s %d %c ", cands, sym->name,
 			       target->name, prop_file_name(prop), prop->lineno,
 			       picosat_deref(ps, term.y) > 0 ? 'y' : 'm');
@@ -709,9 +1081,9 @@ int main(int ac, char **av)
 			fflush(stdout);
 		}
 	}
-	printf("summary %d %d %d %d %d %d %.1f %d\n", selects, cands, unsat,
-	       picosat_variables(ps), picosat_added_original_clauses(ps),
-	       coarse, now() - start, carried);
+	printf("summary %d %d %d %d %d %d %.1f %d %d %d %ld\n", selects, cands,
+	       unsat, vars, clauses, coarse, now() - start, carried,
+	       nknown, cone_max, cone_sum);
 	picosat_reset(ps);
 	return cands ? 1 : 0;
 }
