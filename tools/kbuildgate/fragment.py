@@ -3,6 +3,8 @@
 
   kconfig-fragment check [--srctree DIR] [--arch ARCH] [--json FILE] FRAGMENT
   kconfig-fragment fix   [--srctree DIR] [--arch ARCH] [--json FILE] FRAGMENT
+  kconfig-fragment import --out DIR [--srctree DIR] [--arch ARCH] [--check]
+                          [--json FILE] [DEFCONFIG...]
 
 FRAGMENT is a Kconfig file in Torvalds's style: board entries that select
 what the board needs, then 'source "Kconfig"'.  Its path is absolute, or
@@ -16,6 +18,10 @@ fix adds the hinted "select" lines to the board symbol, after its last
 select, and runs again until nothing is unmet.  It never removes or
 reorders a line.  It prints the diff it applied.  If a select cannot be
 met (a conflict), it names what blocks it and leaves the file unchanged.
+
+import writes every defconfig (or those named) as a board fragment in a
+hierarchy of Kconfig files that regenerates its .config exactly: see
+"kconfig-fragment import --help" and docs/import.md.
 
 The tree must carry this project's kconfig series.  --srctree defaults to
 $KERNEL_SRC, then to build/patched of this project; --arch to $ARCH, then
@@ -197,6 +203,16 @@ def fix(srctree, arch, fragment, outdir):
 
 
 def main():
+    if sys.argv[1:2] == ['import']:
+        from . import importer
+        ap = argparse.ArgumentParser(prog='kconfig-fragment')
+        importer.add_parser(ap.add_subparsers(dest='command'))
+        args = ap.parse_args()
+        try:
+            return importer.import_all(args)
+        except importer.Error as e:
+            print('kconfig-fragment: %s' % e, file=sys.stderr)
+            return 2
     ap = argparse.ArgumentParser(
         description=__doc__.splitlines()[0],
         formatter_class=argparse.RawDescriptionHelpFormatter)
