@@ -21,6 +21,19 @@
  *                    (a select cannot set it)
  *   tristate-choice SYM
  *                    a member of a choice in m mode: not importable
+ *   default SYM T R D
+ *                    a bool or tristate with a prompt and a default that a
+ *                    fragment can restate as "select SYM if COND", with its
+ *                    value T, what the tree's selects give it (R) and what
+ *                    its default gives it (D), each n, m or y; printed when
+ *                    T or D is not n
+ *
+ * Before the first "config" line it prints, for each such symbol, "cond
+ * SYM COND": the condition of its one default (its "if" and the
+ * dependencies of its menu) and'ed with the default's value, in Kconfig's
+ * syntax.  A symbol qualifies when it is not a choice member, nothing
+ * implies it, it has one default, and that condition names only defined
+ * symbols, y, m and n, with no comparison of strings or numbers.
  *
  * The values are those of sym_calc_value(), so they are kconfig's own.
  * Exit status: 0, or 2 on a usage or I/O error.
@@ -57,6 +70,93 @@ static const char *default_string(struct symbol *sym)
 		return sym_get_string_value(prop->expr->left.sym);
 	}
 	return "";
+}
+
+static const char tri_char[] = { 'n', 'm', 'y' };
+
+/* Can @e be written back as Kconfig, meaning in a fragment what it means
+ * in the tree? */
+static bool expr_plain(struct expr *e)
+{
+	struct symbol *sym;
+
+	if (!e)
+		return true;
+	switch (e->type) {
+	case E_SYMBOL:
+		sym = e->left.sym;
+		if (sym == &symbol_yes || sym == &symbol_mod || sym == &symbol_no)
+			return true;
+		return sym->name && !(sym->flags & SYMBOL_CONST) &&
+		       (sym->type == S_BOOLEAN || sym->type == S_TRISTATE) &&
+		       !sym_is_choice(sym);
+	case E_NOT:
+		return expr_plain(e->left.expr);
+	case E_AND:
+	case E_OR:
+		return expr_plain(e->left.expr) && expr_plain(e->right.expr);
+	default:
+		return false;
+	}
+}
+
+/* The one default of @sym, if a fragment can restate it as a select */
+static struct property *restatable_default(struct symbol *sym)
+{
+	struct property *prop, *found = NULL;
+
+	if (!sym->name || sym_is_choice(sym) || sym_is_choice_value(sym) ||
+	    (sym->type != S_BOOLEAN && sym->type != S_TRISTATE) ||
+	    !has_prompt(sym) || sym->implied.expr || sym == modules_sym)
+		return NULL;
+	for_all_defaults(sym, prop) {
+		if (found)
+			return NULL;
+		found = prop;
+	}
+	if (!found || !expr_plain(found->expr) ||
+	    !expr_plain(found->visible.expr))
+		return NULL;
+	return found;
+}
+
+static void print_cond(struct symbol *sym)
+{
+	struct property *prop = restatable_default(sym);
+	struct expr *e;
+
+	if (!prop)
+		return;
+	/* "default y" is the condition alone; a default with no condition
+	 * is y */
+	if (prop->expr->type == E_SYMBOL && prop->expr->left.sym == &symbol_yes)
+		e = expr_copy(prop->visible.expr);
+	else
+		e = expr_alloc_and(expr_copy(prop->visible.expr),
+				   expr_copy(prop->expr));
+	printf("cond %s ", sym->name);
+	if (e)
+		expr_fprint(e, stdout);
+	else
+		putchar('y');
+	putchar('\n');
+	expr_free(e);
+}
+
+static void print_default(struct symbol *sym)
+{
+	struct property *prop = restatable_default(sym);
+	tristate t, d;
+
+	if (!prop)
+		return;
+	sym_calc_value(sym);
+	t = sym_get_tristate_value(sym);
+	d = EXPR_AND(expr_calc_value(prop->expr),
+		     expr_calc_value(prop->visible.expr));
+	if (t != no || d != no)
+		printf("default %s %c %c %c\n", sym->name, tri_char[t],
+		       tri_char[sym->rev_dep.tri], tri_char[d]);
 }
 
 static void print_value(struct symbol *sym)
@@ -126,14 +226,18 @@ int main(int ac, char **av)
 		return 2;
 	}
 	conf_parse(av[1]);
+	for_each_symbol(i, sym)
+		print_cond(sym);
 	for (n = 2; n < ac; n++) {
 		if (conf_read(av[n])) {
 			fprintf(stderr, "kconfig-import: %s: cannot read\n", av[n]);
 			return 2;
 		}
 		printf("config %s\n", av[n]);
-		for_each_symbol(i, sym)
+		for_each_symbol(i, sym) {
 			print_symbol(sym);
+			print_default(sym);
+		}
 	}
 	return 0;
 }

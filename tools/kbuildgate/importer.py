@@ -143,19 +143,26 @@ def helper(srctree, arch, cache):
 def needs(prog, env, srctree, configs):
     """What each .config needs beyond allnoconfig, from kconfig-import:
     {path: {'select': {(SYM, y|m)}, 'value': {SYM: (type, text)},
-    'choice': {SYM}, 'bad': [SYM]}}."""
+    'choice': {SYM}, 'bad': [SYM], 'default': {SYM: (T, R, D)}}}, and
+    {SYM: COND} for the symbols whose default a select can restate."""
     ps = subprocess.run([prog, 'Kconfig'] + list(configs), cwd=srctree,
                         env=dict(env, PATH=os.environ.get('PATH', '')),
                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                         text=True)
     if ps.returncode:
         raise Error('kconfig-import failed:\n%s' % ps.stderr[-2000:])
-    res, cur = {}, None
+    res, cur, conds = {}, None, {}
     for line in ps.stdout.splitlines():
         word, _, rest = line.partition(' ')
         if word == 'config':
             cur = res[rest] = {'select': set(), 'value': {}, 'choice': set(),
-                               'bad': []}
+                               'bad': [], 'default': {}}
+        elif word == 'cond':
+            sym, cond = rest.split(' ', 1)
+            conds[sym] = cond
+        elif word == 'default':
+            sym, t, r, d = rest.split()
+            cur['default'][sym] = (t, r, d)
         elif word == 'select':
             sym, level = rest.split()
             cur['select'].add((sym, level))
@@ -166,7 +173,49 @@ def needs(prog, env, srctree, configs):
             cur['choice'].add(rest)
         elif word == 'tristate-choice':
             cur['bad'].append(rest)
-    return res
+    return res, conds
+
+
+TRI = {'n': 0, 'm': 1, 'y': 2}
+
+
+def place_defaults(nodes, arch, boards, conds):
+    """Restate the tree's defaults where that saves lines: at the highest
+    levels under which no board has a symbol below its default (the select
+    would raise it), "select SYM if COND" stands for the selects of every
+    board below whose value the default gives.  Those selects are taken
+    out of boards[NAME]['select'].  Returns {level: {(SYM, COND)}}."""
+    children = collections.defaultdict(list)
+    for key, node in nodes.items():
+        if node['parent']:
+            children[node['parent']].append(key)
+    placed = collections.defaultdict(set)
+
+    def valid(n, sym):
+        t, _, d = boards[n]['default'].get(sym, ('n', 'n', 'n'))
+        return TRI[d] <= TRI[t]
+
+    def covered(n, sym):
+        t, r, d = boards[n]['default'].get(sym, ('n', 'n', 'n'))
+        return (sym, t) in boards[n]['select'] and \
+            max(TRI[r], TRI[d]) >= TRI[t]
+
+    def walk(key, sym):
+        below = nodes[key]['boards']
+        if all(valid(n, sym) for n in below):
+            saved = [n for n in below if covered(n, sym)]
+            if len(saved) > 1:
+                placed[key].add((sym, conds[sym]))
+                for n in saved:
+                    t = boards[n]['default'][sym][0]
+                    boards[n]['select'].discard((sym, t))
+            return
+        for c in sorted(children[key]):
+            walk(c, sym)
+
+    for sym in sorted(conds):
+        walk(arch, sym)
+    return placed
 
 
 def tree_families(srctree, arch):
@@ -212,35 +261,37 @@ def levels_of(config, fam_of):
 
 
 def build_hierarchy(boards, arch):
-    """@boards: {name: {'select': set, 'family': f, 'cpu': c}}.
-    Returns {file key: {'parent': key, 'select': set, 'boards': [...]}},
-    the keys being 'arch', 'cpu-...', 'family-...' and board names."""
+    """@boards: {name: {'family': f, 'cpu': c, ...}}.  Returns {file key:
+    {'parent': key, 'boards': [...]}}, the keys being ARCH, 'cpu-...',
+    'mach-...' and the board names."""
     tree = collections.defaultdict(lambda: collections.defaultdict(list))
     for name, b in boards.items():
         tree[b['cpu']][b['family']].append(name)
     cpus_of = collections.Counter(f for fams in tree.values() for f in fams)
     nodes = {arch: {'parent': None, 'boards': sorted(boards)}}
-
-    def cum(names):
-        return set.intersection(*(boards[n]['select'] for n in names))
-
-    nodes[arch]['cum'] = cum(nodes[arch]['boards'])
     for cpu, fams in sorted(tree.items()):
         below = sorted(n for f in fams.values() for n in f)
         cparent = arch
         if len(below) > 1 and len(below) < len(boards):
-            nodes[cpu] = {'parent': arch, 'boards': below, 'cum': cum(below)}
+            nodes[cpu] = {'parent': arch, 'boards': below}
             cparent = cpu
         for fam, names in sorted(fams.items()):
             fparent = cparent
             if len(names) > 1 and len(names) < len(nodes[cparent]['boards']):
                 key = 'mach-' + fam + ('-' + cpu if cpus_of[fam] > 1 else '')
-                nodes[key] = {'parent': cparent, 'boards': sorted(names),
-                              'cum': cum(names)}
+                nodes[key] = {'parent': cparent, 'boards': sorted(names)}
                 fparent = key
             for n in names:
-                nodes[n] = {'parent': fparent, 'boards': [n],
-                            'cum': boards[n]['select'], 'board': True}
+                nodes[n] = {'parent': fparent, 'boards': [n], 'board': True}
+    return nodes
+
+
+def place_selects(nodes, boards):
+    """Each select in the one level where it belongs: the highest one under
+    which every board needs it."""
+    for node in nodes.values():
+        node['cum'] = set.intersection(*(boards[n]['select']
+                                         for n in node['boards']))
     for key, node in nodes.items():
         p = node['parent']
         node['select'] = node['cum'] - (nodes[p]['cum'] if p else set())
@@ -254,13 +305,15 @@ def source_path(path, srctree):
     return path if rel.startswith('..') else rel
 
 
-def select_lines(selects):
-    return ''.join('\tselect %s%s\n' % (s, ' if m' if lvl == 'm' else '')
-                   for s, lvl in sorted(selects))
+def select_lines(selects, defaults=()):
+    lines = [(s, ' if m' if lvl == 'm' else '') for s, lvl in selects]
+    lines += [(s, '' if cond == 'y' else ' if ' + cond)
+              for s, cond in defaults]
+    return ''.join('\tselect %s%s\n' % l for l in sorted(lines))
 
 
 def fragment_text(key, node, nodes, out, srctree, arch, carrier,
-                  defconfig=None, config=None):
+                  defaults, defconfig=None, config=None):
     text = '# SPDX-License-Identifier: GPL-2.0\n' + HEADER
     if node.get('board'):
         text += '# Board %s, from arch/%s/configs/%s:\n#\n' % (
@@ -275,8 +328,9 @@ def fragment_text(key, node, nodes, out, srctree, arch, carrier,
     p = node['parent']
     text += '\nsource "%s"\n' % (source_path(os.path.join(
         out, 'Kconfig.' + p), srctree) if p else 'Kconfig')
-    if node['select']:
-        text += '\nconfig %s\n' % carrier + select_lines(node['select'])
+    if node['select'] or defaults:
+        text += '\nconfig %s\n' % carrier + select_lines(node['select'],
+                                                         defaults)
     return text
 
 
@@ -360,7 +414,9 @@ def import_all(args):
         work, 'defconfigs'), names)
     prog, env = helper(srctree, arch, os.path.join(work, 'helper'))
     configs = {n: configured[n][0] for n in names}
-    need = needs(prog, env, srctree, [configs[n] for n in names])
+    need, conds = needs(prog, env, srctree, [configs[n] for n in names])
+    if args.no_defaults:
+        conds = {}
     fam_of = tree_families(srctree, arch)
     boards = {}
     for n in names:
@@ -369,8 +425,12 @@ def import_all(args):
             raise Error('%s: members of a choice in m mode, which a fragment '
                         'cannot set: %s' % (n, ' '.join(nd['bad'])))
         family, cpu = levels_of(configs[n], fam_of)
-        boards[n] = {'select': nd['select'], 'family': family, 'cpu': cpu}
+        boards[n] = {'select': set(nd['select']), 'family': family,
+                     'cpu': cpu, 'default': nd['default']}
+    flat = sum(len(b['select']) for b in boards.values())
     nodes = build_hierarchy(boards, arch)
+    placed = place_defaults(nodes, arch, boards, conds)
+    place_selects(nodes, boards)
 
     written, files = 0, {}
     for key, node in sorted(nodes.items()):
@@ -385,7 +445,7 @@ def import_all(args):
                     os.unlink(cfg)
                 cfg = None
         files[os.path.join(out, 'Kconfig.' + key)] = fragment_text(
-            key, node, nodes, out, srctree, arch, carrier,
+            key, node, nodes, out, srctree, arch, carrier, placed[key],
             key + '_defconfig', cfg)
     for path, text in sorted(files.items()):
         written += write_if_changed(path, text)
@@ -406,17 +466,20 @@ def import_all(args):
         shape.append({'level': key, 'parent': node['parent'],
                       'boards': len(node['boards']),
                       'selects': len(node['select']),
+                      'defaults': len(placed[key]),
                       'lines': lines['Kconfig.' + key]})
     report = {
         'srctree': srctree, 'arch': arch, 'out': out,
         'defconfigs': len(names), 'defconfig_lines': defconfig_lines,
         'lines': sum(lines.values()),
         'select_lines': sum(len(n['select']) for n in nodes.values()),
-        'flat_selects': sum(len(b['select']) for b in boards.values()),
+        'default_lines': sum(len(p) for p in placed.values()),
+        'flat_selects': flat,
         'config_files': sum(1 for p in files if p.endswith('.config')),
         'levels': shape,
         'boards': {n: {'parent': nodes[n]['parent'],
                        'selects': len(nodes[n]['select']),
+                       'defaults': len(placed[n]),
                        'lines': lines['Kconfig.' + n] + lines.get(
                            n + '.config', 0),
                        'dropped': [{'line': d.get('line'),
@@ -430,10 +493,11 @@ def import_all(args):
         'files_written': written, 'import_seconds': round(seconds, 1),
     }
     print('kconfig-fragment: import: %d defconfig(s), %d lines -> %d lines '
-          'in %d files (%d levels), %d select(s) (%d flat), %d dropped '
+          'in %d files (%d levels), %d select(s) and %d restated default(s) (%d flat selects), %d dropped '
           'request(s) in %d defconfig(s), %d file(s) written, %.1f s' % (
               len(names), defconfig_lines, report['lines'], len(files),
-              len(shape), report['select_lines'], report['flat_selects'],
+              len(shape), report['select_lines'], report['default_lines'],
+              report['flat_selects'],
               report['dropped'], report['dropped_files'], written, seconds),
           flush=True)
     ret = 0
@@ -471,6 +535,9 @@ def add_parser(sub):
     p.add_argument('--carrier', help='the always-y symbol whose '
                    'redefinitions carry the selects (default: ARCH '
                    'upper-cased)')
+    p.add_argument('--no-defaults', action='store_true',
+                   help='do not restate defaults as "select SYM if COND": '
+                   'plain selects only')
     p.add_argument('--check', action='store_true',
                    help='configure each board and compare its .config')
     p.add_argument('--json', help='write the figures here')
