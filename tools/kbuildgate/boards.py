@@ -76,7 +76,12 @@ class Target:
 def tree_boards(srctree, arch):
     """Board fragments of arch/ARCH/boards/: the Kconfig.NAME files that no
     other one sources (Kconfig.common and Kconfig.msm are levels)."""
-    d = os.path.join(srctree, 'arch', arch, 'boards')
+    return leaf_fragments(os.path.join(srctree, 'arch', arch, 'boards'))
+
+
+def leaf_fragments(d):
+    """The NAMEs of the Kconfig.NAME files of folder @d that no other one
+    sources: the boards, above which the others are levels."""
     if not os.path.isdir(d):
         return []
     files = sorted(f for f in os.listdir(d) if f.startswith('Kconfig.'))
@@ -118,6 +123,25 @@ def boards(srctree, arch):
             found[name] = Target(name, 'board', arch, fragment='arch/%s/'
                                  'boards/Kconfig.%s' % (arch, name))
     return list(found.values())
+
+
+def fragment_folder(d, arch):
+    """The boards of a folder of fragments (kconfig-fragment import's
+    output): each Kconfig.NAME that no other one sources, with NAME.config
+    as its KCONFIG_ALLCONFIG when there is one."""
+    d = os.path.abspath(d)
+    if not os.path.isdir(d):
+        raise UsageError('--fragments %s: no such folder' % d)
+    targets = []
+    for name in leaf_fragments(d):
+        cf = os.path.join(d, name + '.config')
+        targets.append(Target(name, 'fragment', arch,
+                              fragment=os.path.join(d, 'Kconfig.' + name),
+                              config_fragment=cf if os.path.isfile(cf)
+                              else None))
+    if not targets:
+        raise UsageError('--fragments %s: no Kconfig.NAME board in it' % d)
+    return targets
 
 
 def defconfigs(srctree, arch):
