@@ -31,9 +31,12 @@
  * Before the first "config" line it prints, for each such symbol, "cond
  * SYM COND": the condition of its one default (its "if" and the
  * dependencies of its menu) and'ed with the default's value, in Kconfig's
- * syntax.  A symbol qualifies when it is not a choice member, nothing
- * implies it, it has one default, and that condition names only defined
- * symbols, y, m and n, with no comparison of strings or numbers.
+ * syntax, or'ed with what implies it within its dependencies.  A symbol
+ * qualifies when it is not a choice member, it has one default, and that
+ * condition names only defined
+ * symbols (one that no Kconfig file defines is written n), y, m and n,
+ * with no comparison but of bool and tristate symbols, and only a bool
+ * is implied (what implies a tristate can make its m y).
  *
  * The values are those of sym_calc_value(), so they are kconfig's own.
  * Exit status: 0, or 2 on a usage or I/O error.
@@ -74,29 +77,160 @@ static const char *default_string(struct symbol *sym)
 
 static const char tri_char[] = { 'n', 'm', 'y' };
 
+/* A symbol of an expression that a fragment can name: a bool or tristate
+ * of the tree, or y, m, n; one that no Kconfig file defines is n */
+static bool sym_plain(struct symbol *sym, bool undefined_ok)
+{
+	if (sym == &symbol_yes || sym == &symbol_mod || sym == &symbol_no)
+		return true;
+	if (!sym->name || (sym->flags & SYMBOL_CONST) || sym_is_choice(sym))
+		return false;
+	if (sym->type == S_UNKNOWN)
+		return undefined_ok && !sym->prop;
+	return sym->type == S_BOOLEAN || sym->type == S_TRISTATE;
+}
+
 /* Can @e be written back as Kconfig, meaning in a fragment what it means
  * in the tree? */
 static bool expr_plain(struct expr *e)
 {
-	struct symbol *sym;
-
 	if (!e)
 		return true;
 	switch (e->type) {
 	case E_SYMBOL:
-		sym = e->left.sym;
-		if (sym == &symbol_yes || sym == &symbol_mod || sym == &symbol_no)
-			return true;
-		return sym->name && !(sym->flags & SYMBOL_CONST) &&
-		       (sym->type == S_BOOLEAN || sym->type == S_TRISTATE) &&
-		       !sym_is_choice(sym);
+		return sym_plain(e->left.sym, true);
 	case E_NOT:
 		return expr_plain(e->left.expr);
 	case E_AND:
 	case E_OR:
 		return expr_plain(e->left.expr) && expr_plain(e->right.expr);
+	case E_EQUAL:
+	case E_UNEQUAL:
+		return sym_plain(e->left.sym, false) &&
+		       sym_plain(e->right.sym, false);
 	default:
 		return false;
+	}
+}
+
+static struct expr *expr_const(tristate t)
+{
+	return expr_alloc_symbol(t == yes ? &symbol_yes :
+				 t == mod ? &symbol_mod : &symbol_no);
+}
+
+/* The constant value of @e (y, m, n), or -1 */
+static int const_of(struct expr *e)
+{
+	struct symbol *sym;
+
+	if (e->type != E_SYMBOL)
+		return -1;
+	sym = e->left.sym;
+	return sym == &symbol_yes ? yes : sym == &symbol_mod ? mod :
+	       sym == &symbol_no ? no : -1;
+}
+
+/* A copy of @e with the symbols that no Kconfig file defines as n, and
+ * the constants folded: "!MAC || S390" on ARM is y */
+static struct expr *fold(struct expr *e)
+{
+	struct expr *l, *r;
+	int a, b;
+
+	switch (e->type) {
+	case E_SYMBOL:
+		if (const_of(e) < 0 && e->left.sym->type == S_UNKNOWN)
+			return expr_const(no);
+		return expr_copy(e);
+	case E_NOT:
+		l = fold(e->left.expr);
+		a = const_of(l);
+		if (a < 0)
+			return expr_alloc_one(E_NOT, l);
+		expr_free(l);
+		return expr_const(2 - a);
+	case E_AND:
+	case E_OR:
+		l = fold(e->left.expr);
+		r = fold(e->right.expr);
+		a = const_of(l);
+		b = const_of(r);
+		if (a >= 0 && b >= 0) {
+			expr_free(l);
+			expr_free(r);
+			return expr_const(e->type == E_AND ? (a < b ? a : b) :
+					  (a > b ? a : b));
+		}
+		/* y && X and n || X are X; n && X is n, y || X is y */
+		if (a >= 0 || b >= 0) {
+			struct expr *c = a >= 0 ? l : r, *x = a >= 0 ? r : l;
+			int v = a >= 0 ? a : b;
+
+			if ((e->type == E_AND && v == yes) ||
+			    (e->type == E_OR && v == no)) {
+				expr_free(c);
+				return x;
+			}
+			if ((e->type == E_AND && v == no) ||
+			    (e->type == E_OR && v == yes)) {
+				expr_free(x);
+				return c;
+			}
+		}
+		return expr_alloc_two(e->type, l, r);
+	default:
+		return expr_copy(e);
+	}
+}
+
+static void print_sym(struct symbol *sym)
+{
+	if (sym->type == S_UNKNOWN && sym != &symbol_yes &&
+	    sym != &symbol_mod && sym != &symbol_no)
+		fputs("n", stdout);
+	else
+		fputs(sym->name, stdout);
+}
+
+/* @e in Kconfig's syntax, with parentheses around an || inside an && and
+ * around any operand of ! but a symbol */
+static void print_expr(struct expr *e, enum expr_type parent)
+{
+	bool paren;
+
+	switch (e->type) {
+	case E_SYMBOL:
+		print_sym(e->left.sym);
+		break;
+	case E_NOT:
+		putchar('!');
+		print_expr(e->left.expr, E_NOT);
+		break;
+	case E_EQUAL:
+	case E_UNEQUAL:
+		paren = parent == E_NOT;
+		if (paren)
+			putchar('(');
+		print_sym(e->left.sym);
+		fputs(e->type == E_EQUAL ? " = " : " != ", stdout);
+		print_sym(e->right.sym);
+		if (paren)
+			putchar(')');
+		break;
+	case E_AND:
+	case E_OR:
+		paren = parent == E_NOT || (parent == E_AND && e->type == E_OR);
+		if (paren)
+			putchar('(');
+		print_expr(e->left.expr, e->type);
+		fputs(e->type == E_AND ? " && " : " || ", stdout);
+		print_expr(e->right.expr, e->type);
+		if (paren)
+			putchar(')');
+		break;
+	default:
+		break;
 	}
 }
 
@@ -107,7 +241,12 @@ static struct property *restatable_default(struct symbol *sym)
 
 	if (!sym->name || sym_is_choice(sym) || sym_is_choice_value(sym) ||
 	    (sym->type != S_BOOLEAN && sym->type != S_TRISTATE) ||
-	    !has_prompt(sym) || sym->implied.expr || sym == modules_sym)
+	    !has_prompt(sym) || sym == modules_sym)
+		return NULL;
+	/* what implies a tristate can also make its m y: not restated */
+	if (sym->implied.expr && (sym->type != S_BOOLEAN ||
+				  !expr_plain(sym->implied.expr) ||
+				  !expr_plain(sym->dir_dep.expr)))
 		return NULL;
 	for_all_defaults(sym, prop) {
 		if (found)
@@ -134,9 +273,17 @@ static void print_cond(struct symbol *sym)
 	else
 		e = expr_alloc_and(expr_copy(prop->visible.expr),
 				   expr_copy(prop->expr));
+	/* and what implies it, within its dependencies, as conf does */
+	if (sym->implied.expr && e)
+		e = expr_alloc_or(e, expr_alloc_and(expr_copy(sym->implied.expr),
+						    expr_copy(sym->dir_dep.expr)));
 	printf("cond %s ", sym->name);
-	if (e)
-		expr_fprint(e, stdout);
+	if (e) {
+		struct expr *f = fold(e);
+
+		print_expr(f, E_NONE);
+		expr_free(f);
+	}
 	else
 		putchar('y');
 	putchar('\n');
@@ -154,6 +301,12 @@ static void print_default(struct symbol *sym)
 	t = sym_get_tristate_value(sym);
 	d = EXPR_AND(expr_calc_value(prop->expr),
 		     expr_calc_value(prop->visible.expr));
+	if (sym->implied.expr)
+		d = EXPR_OR(d, EXPR_AND(expr_calc_value(sym->implied.expr),
+					expr_calc_value(sym->dir_dep.expr)));
+	/* conf makes a bool's m y */
+	if (sym->type == S_BOOLEAN && d == mod)
+		d = yes;
 	if (t != no || d != no)
 		printf("default %s %c %c %c\n", sym->name, tri_char[t],
 		       tri_char[sym->rev_dep.tri], tri_char[d]);

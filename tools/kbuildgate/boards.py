@@ -41,6 +41,25 @@ def fragment_arch(path):
 
 
 
+def sourced_files(fragment, srctree):
+    """@fragment and the files it sources, and they source, that are not
+    in @srctree (whose own files the tree's key covers): the levels of a
+    board made by kconfig-fragment import."""
+    found, todo = [], [fragment]
+    while todo:
+        path = todo.pop()
+        if path in found or not os.path.isfile(path):
+            continue
+        found.append(path)
+        with open(path, errors='replace') as f:
+            for m in re.finditer(r'^\s*source\s+"([^"$]+)"', f.read(), re.M):
+                p = m.group(1)
+                if os.path.isabs(p) and \
+                        os.path.commonpath([p, srctree]) != srctree:
+                    todo.append(p)
+    return found
+
+
 class Target:
     def __init__(self, name, kind, arch, **kw):
         self.name = name
@@ -59,7 +78,7 @@ class Target:
         """Files outside the tree that decide the configuration."""
         files = [self.description, self.config_fragment]
         if self.fragment and os.path.isabs(self.fragment):
-            files.append(self.fragment)
+            files += sourced_files(self.fragment, srctree)
         if self.defconfig:
             files.append(os.path.join(srctree, 'arch', self.arch, 'configs',
                                       self.defconfig))
