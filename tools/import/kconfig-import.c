@@ -52,6 +52,17 @@
 #define for_each_symbol(i, sym)	for_all_symbols(i, sym)
 #endif
 
+/* The default member of the choice of member @sym (6.11 made choices
+ * menus: KCONFIG_CHOICE_MENUS, as tools/audit/build defines it) */
+static struct symbol *choice_default_of(struct symbol *sym)
+{
+#ifdef KCONFIG_CHOICE_MENUS
+	return sym_choice_default(sym_get_choice_menu(sym));
+#else
+	return sym_choice_default(prop_get_symbol(sym_get_choice_prop(sym)));
+#endif
+}
+
 static bool has_prompt(struct symbol *sym)
 {
 	struct property *prop;
@@ -347,12 +358,9 @@ static void print_symbol(struct symbol *sym)
 	case S_TRISTATE:
 		val = sym_get_tristate_value(sym);
 		if (sym_is_choice_value(sym)) {
-			struct symbol *cs = prop_get_symbol(sym_get_choice_prop(sym));
-
 			if (val == mod)
 				printf("tristate-choice %s\n", sym->name);
-			else if (val == yes && sym_get_choice_value(cs) == sym &&
-				 sym_choice_default(cs) != sym)
+			else if (val == yes && choice_default_of(sym) != sym)
 				printf("choice %s\n", sym->name);
 			return;
 		}
