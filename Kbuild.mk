@@ -10,7 +10,8 @@
 #                    tools/kbuildgate/, a module per stage: tree, boards,
 #                    kconfig, build, boot, report, run, ci; and gate,
 #                    fragment, board_boot, bench, sanitize, diffharness
-#                    with harness_conf and harness_check, audit)
+#                    with harness_conf and harness_check, audit,
+#                    importer)
 #   qemu-images/     boot: init, initramfs, QEMU runner, boards
 #   selftests/       how we know
 #

@@ -10,6 +10,7 @@ multi_v5); every ARM defconfig in the slow test and in
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -153,6 +154,20 @@ def test_second_import_changes_no_byte(imported, tmp_path):
     assert report['files_written'] == 0
     assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns)
             for p in out.iterdir()} == before
+
+
+def test_import_of_fewer_boards_removes_the_others(imported, tmp_path):
+    """The files of an earlier import that this one does not write go (the
+    levels no longer fit them); a file of someone else stays."""
+    out = tmp_path / 'boards'
+    shutil.copytree(imported[0], out)
+    (out / 'Kconfig.mine').write_text('source "Kconfig"\n')
+    ps, report = do_import(out, ['spitz', 'zeus'])
+    assert ps.returncode == 0, ps.stdout[-2000:]
+    assert report['files_removed'] > 0
+    left = sorted(p.name for p in out.iterdir())
+    assert 'Kconfig.qcom' not in left and 'qcom.config' not in left
+    assert 'Kconfig.mine' in left and 'Kconfig.zeus' in left
 
 
 def test_kautobuild_gates_the_folder(imported, tmp_path):

@@ -29,7 +29,8 @@ Steps:
      more; the rest is the board's own;
   4. write DIR/Kconfig.NAME, DIR/Kconfig.<level>, and DIR/NAME.config
      where a board needs one; a file whose text is unchanged is not
-     rewritten.
+     rewritten, and the files of an earlier import that this one does
+     not write (their first line says so) are removed.
 
 The selects are those of a redefinition of the architecture's symbol
 (config ARM), written after 'source': a symbol of the fragment's own, or
@@ -345,6 +346,26 @@ def config_text(key, defconfig, need):
         key, defconfig, key) + ''.join(sorted(lines))
 
 
+def remove_stale(out, files):
+    """Remove what an earlier import wrote in @out and this one did not:
+    its levels no longer fit the boards it left out.  Only files whose
+    first line is an import's header are touched."""
+    removed = 0
+    for f in sorted(os.listdir(out)):
+        path = os.path.join(out, f)
+        if path in files or not (f.startswith('Kconfig.') or
+                                 f.endswith('.config')):
+            continue
+        with open(path, errors='replace') as fh:
+            first = fh.readline()
+        if 'by "kconfig-fragment import"' in first or \
+                re.match(r'# \S+: arch/\w+/configs/\S+_defconfig, the choices '
+                         r'and values of Kconfig\.', first):
+            os.unlink(path)
+            removed += 1
+    return removed
+
+
 def write_if_changed(path, text):
     try:
         with open(path) as f:
@@ -450,6 +471,7 @@ def import_all(args):
             'arch/%s/configs/%s_defconfig' % (arch, key))
     for path, text in sorted(files.items()):
         written += write_if_changed(path, text)
+    removed = remove_stale(out, files)
     seconds = time.monotonic() - start
 
     # the figures
@@ -491,15 +513,17 @@ def import_all(args):
                    for n in names},
         'dropped': sum(len(d) for d in dropped.values()),
         'dropped_files': sum(1 for d in dropped.values() if d),
-        'files_written': written, 'import_seconds': round(seconds, 1),
+        'files_written': written, 'files_removed': removed,
+        'import_seconds': round(seconds, 1),
     }
     print('kconfig-fragment: import: %d defconfig(s), %d lines -> %d lines '
           'in %d files (%d levels), %d select(s) and %d restated default(s) (%d flat selects), %d dropped '
-          'request(s) in %d defconfig(s), %d file(s) written, %.1f s' % (
+          'request(s) in %d defconfig(s), %d file(s) written, %d removed, %.1f s' % (
               len(names), defconfig_lines, report['lines'], len(files),
               len(shape), report['select_lines'], report['default_lines'],
               report['flat_selects'],
-              report['dropped'], report['dropped_files'], written, seconds),
+              report['dropped'], report['dropped_files'], written, removed,
+              seconds),
           flush=True)
     ret = 0
     if args.check:
