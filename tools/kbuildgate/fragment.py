@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""kconfig-fragment - check a Kconfig board fragment, or fix it in place.
+"""kconfig-fragment - check a Kconfig board fragment, fix it in place, or
+import defconfigs as fragments.
 
   kconfig-fragment check [--srctree DIR] [--arch ARCH] [--json FILE] FRAGMENT
   kconfig-fragment fix   [--srctree DIR] [--arch ARCH] [--json FILE] FRAGMENT
@@ -214,9 +215,10 @@ def main():
             print('kconfig-fragment: %s' % e, file=sys.stderr)
             return 2
     ap = argparse.ArgumentParser(
-        description=__doc__.splitlines()[0],
+        description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('command', choices=['check', 'fix'])
+    ap.add_argument('command', choices=['check', 'fix'],
+                    help='("import" has its own options: import --help)')
     ap.add_argument('--srctree', default=os.environ.get('KERNEL_SRC') or
                     os.path.join(util.TREES, 'patched'))
     ap.add_argument('--arch', default=os.environ.get('ARCH') or host_arch())
