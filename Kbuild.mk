@@ -10,7 +10,8 @@
 #                    tools/kbuildgate/, a module per stage: tree, boards,
 #                    kconfig, build, boot, report, run, ci; and gate,
 #                    fragment, board_boot, bench, sanitize, diffharness
-#                    with harness_conf and harness_check, audit)
+#                    with harness_conf and harness_check, audit,
+#                    importer)
 #   qemu-images/     boot: init, initramfs, QEMU runner, boards
 #   selftests/       how we know
 #
@@ -37,6 +38,14 @@
 #                  about 2 h 20 min; --minutes M stops it early with the
 #                  figures of those checked); results in
 #                  build/out/diffharness.json
+#   import         every ARM defconfig (or IMPORT_DEFCONFIGS) as a board
+#                  fragment in a hierarchy (tools/kconfig-fragment import),
+#                  each board's .config checked byte for byte against its
+#                  defconfig's, then the hierarchy gated by kautobuild
+#                  --fragments; prints the time to import and to regenerate
+#                  all (about 5 min each on 2 cores); fragments in
+#                  build/out/import/boards, figures in
+#                  build/out/import/import.json (docs/import.md)
 #   kautobuild     the CI gate (tools/kautobuild): configure every board and
 #                  ARM defconfig, build and boot the boards; KAUTOBUILD_ARGS
 #                  e.g. --config-only, or targets; results in build/out/
@@ -86,7 +95,7 @@ PYTEST_ARGS ?=
 export BUILD KERNEL_SRC TARBALL KERNEL_VERSION
 
 .PHONY: all deps trees git-tree gate fix-demo boot check bench clean help \
-	sanitize fuzz kautobuild diffharness audit
+	sanitize fuzz kautobuild diffharness audit import
 
 all: deps trees
 	@$(MAKE) -f $(TOP)/Kbuild.mk --no-print-directory gate GATE_DEMO=1
@@ -147,6 +156,27 @@ check: deps trees git-tree
 	@cd $(TOP) && $(PYTHON3) -m pytest -v -p no:cacheprovider --durations=25 \
 		$(if $(filter tree,$(CHECK_SET)),$(addprefix selftests/,$(CHECK_TREE_TESTS)),selftests) \
 		$(PYTEST_ARGS)
+
+# Every ARM defconfig as a board fragment, checked, then gated.
+IMPORT_DEFCONFIGS ?=
+IMPORT_OUT := $(TREES)/out/import
+import: trees
+	@echo "== import: $(or $(IMPORT_DEFCONFIGS),every ARM defconfig) -> $(IMPORT_OUT)/boards (log: $(IMPORT_OUT)/import.log)"
+	@mkdir -p $(IMPORT_OUT)
+	@$(PYTHON3) $(TOP)/tools/kconfig-fragment import --srctree $(TREES)/patched \
+		--arch arm --out $(IMPORT_OUT)/boards --check \
+		--json $(IMPORT_OUT)/import.json $(IMPORT_DEFCONFIGS) \
+		>$(IMPORT_OUT)/import.log 2>&1; rc=$$?; \
+		grep '^kconfig-fragment\|differs\|failed' $(IMPORT_OUT)/import.log; \
+		exit $$rc
+	@echo "== kautobuild --fragments $(IMPORT_OUT)/boards --config-only"
+	@start=$$(date +%s); $(PYTHON3) $(TOP)/tools/kautobuild --config-only \
+		--srctree $(TREES)/patched --out $(IMPORT_OUT)/kautobuild \
+		--fragments $(IMPORT_OUT)/boards --json $(IMPORT_OUT)/kautobuild.json \
+		--junit $(IMPORT_OUT)/kautobuild.xml >$(IMPORT_OUT)/kautobuild.log 2>&1; \
+		rc=$$?; grep '^kautobuild:' $(IMPORT_OUT)/kautobuild.log; \
+		echo "import: kautobuild configured every board in $$(( $$(date +%s) - start )) s (exit $$rc)"; \
+		exit $$rc
 
 bench: trees
 	@$(PYTHON3) $(TOP)/tools/kconfig-bench --json $(TREES)/out/bench.json

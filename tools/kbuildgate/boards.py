@@ -41,6 +41,25 @@ def fragment_arch(path):
 
 
 
+def sourced_files(fragment, srctree):
+    """@fragment and the files it sources, and they source, that are not
+    in @srctree (whose own files the tree's key covers): the levels of a
+    board made by kconfig-fragment import."""
+    found, todo = [], [fragment]
+    while todo:
+        path = todo.pop()
+        if path in found or not os.path.isfile(path):
+            continue
+        found.append(path)
+        with open(path, errors='replace') as f:
+            for m in re.finditer(r'^\s*source\s+"([^"$]+)"', f.read(), re.M):
+                p = m.group(1)
+                if os.path.isabs(p) and \
+                        os.path.commonpath([p, srctree]) != srctree:
+                    todo.append(p)
+    return found
+
+
 class Target:
     def __init__(self, name, kind, arch, **kw):
         self.name = name
@@ -59,7 +78,7 @@ class Target:
         """Files outside the tree that decide the configuration."""
         files = [self.description, self.config_fragment]
         if self.fragment and os.path.isabs(self.fragment):
-            files.append(self.fragment)
+            files += sourced_files(self.fragment, srctree)
         if self.defconfig:
             files.append(os.path.join(srctree, 'arch', self.arch, 'configs',
                                       self.defconfig))
@@ -76,7 +95,12 @@ class Target:
 def tree_boards(srctree, arch):
     """Board fragments of arch/ARCH/boards/: the Kconfig.NAME files that no
     other one sources (Kconfig.common and Kconfig.msm are levels)."""
-    d = os.path.join(srctree, 'arch', arch, 'boards')
+    return leaf_fragments(os.path.join(srctree, 'arch', arch, 'boards'))
+
+
+def leaf_fragments(d):
+    """The NAMEs of the Kconfig.NAME files of folder @d that no other one
+    sources: the boards, above which the others are levels."""
     if not os.path.isdir(d):
         return []
     files = sorted(f for f in os.listdir(d) if f.startswith('Kconfig.'))
@@ -118,6 +142,25 @@ def boards(srctree, arch):
             found[name] = Target(name, 'board', arch, fragment='arch/%s/'
                                  'boards/Kconfig.%s' % (arch, name))
     return list(found.values())
+
+
+def fragment_folder(d, arch):
+    """The boards of a folder of fragments (kconfig-fragment import's
+    output): each Kconfig.NAME that no other one sources, with NAME.config
+    as its KCONFIG_ALLCONFIG when there is one."""
+    d = os.path.abspath(d)
+    if not os.path.isdir(d):
+        raise UsageError('--fragments %s: no such folder' % d)
+    targets = []
+    for name in leaf_fragments(d):
+        cf = os.path.join(d, name + '.config')
+        targets.append(Target(name, 'fragment', arch,
+                              fragment=os.path.join(d, 'Kconfig.' + name),
+                              config_fragment=cf if os.path.isfile(cf)
+                              else None))
+    if not targets:
+        raise UsageError('--fragments %s: no Kconfig.NAME board in it' % d)
+    return targets
 
 
 def defconfigs(srctree, arch):

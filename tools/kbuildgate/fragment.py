@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
-"""kconfig-fragment - check a Kconfig board fragment, or fix it in place.
+"""kconfig-fragment - check a Kconfig board fragment, fix it in place, or
+import defconfigs as fragments.
 
   kconfig-fragment check [--srctree DIR] [--arch ARCH] [--json FILE] FRAGMENT
   kconfig-fragment fix   [--srctree DIR] [--arch ARCH] [--json FILE] FRAGMENT
+  kconfig-fragment import --out DIR [--srctree DIR] [--arch ARCH] [--check]
+                          [--json FILE] [DEFCONFIG...]
 
 FRAGMENT is a Kconfig file in Torvalds's style: board entries that select
 what the board needs, then 'source "Kconfig"'.  Its path is absolute, or
@@ -16,6 +19,10 @@ fix adds the hinted "select" lines to the board symbol, after its last
 select, and runs again until nothing is unmet.  It never removes or
 reorders a line.  It prints the diff it applied.  If a select cannot be
 met (a conflict), it names what blocks it and leaves the file unchanged.
+
+import writes every defconfig (or those named) as a board fragment in a
+hierarchy of Kconfig files that regenerates its .config exactly: see
+"kconfig-fragment import --help" and docs/import.md.
 
 The tree must carry this project's kconfig series.  --srctree defaults to
 $KERNEL_SRC, then to build/patched of this project; --arch to $ARCH, then
@@ -197,10 +204,21 @@ def fix(srctree, arch, fragment, outdir):
 
 
 def main():
+    if sys.argv[1:2] == ['import']:
+        from . import importer
+        ap = argparse.ArgumentParser(prog='kconfig-fragment')
+        importer.add_parser(ap.add_subparsers(dest='command'))
+        args = ap.parse_args()
+        try:
+            return importer.import_all(args)
+        except importer.Error as e:
+            print('kconfig-fragment: %s' % e, file=sys.stderr)
+            return 2
     ap = argparse.ArgumentParser(
-        description=__doc__.splitlines()[0],
+        description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('command', choices=['check', 'fix'])
+    ap.add_argument('command', choices=['check', 'fix'],
+                    help='("import" has its own options: import --help)')
     ap.add_argument('--srctree', default=os.environ.get('KERNEL_SRC') or
                     os.path.join(util.TREES, 'patched'))
     ap.add_argument('--arch', default=os.environ.get('ARCH') or host_arch())

@@ -1,0 +1,259 @@
+# SPDX-License-Identifier: GPL-2.0
+"""kconfig-fragment import: ARM defconfigs as board fragments in a
+hierarchy, each regenerating its defconfig's .config byte for byte.
+
+A few boards here (two PXA boards that share a family level, qcom,
+multi_v5); every ARM defconfig in the slow test and in
+"make -f Kbuild.mk import".
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import KERNEL_VERSION, PATCHED, TOP
+
+TOOL = str(TOP / 'tools' / 'kconfig-fragment')
+BOARDS = ['qcom', 'spitz', 'zeus', 'multi_v5']
+
+
+def run(*args, env=None):
+    return subprocess.run([sys.executable] + list(args),
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, env=env)
+
+
+def do_import(out, boards, *extra, srctree=PATCHED, work=None):
+    args = [TOOL, 'import', '--srctree', str(srctree), '--arch', 'arm',
+            '--out', str(out), '--json', str(out.parent / 'import.json')]
+    if work:
+        args += ['--work', str(work)]
+    ps = run(*(args + list(extra) + list(boards)))
+    report = json.loads((out.parent / 'import.json').read_text()) \
+        if ps.returncode in (0, 1) else None
+    return ps, report
+
+
+@pytest.fixture(scope='module')
+def imported(tmp_path_factory):
+    out = tmp_path_factory.mktemp('import') / 'boards'
+    ps, report = do_import(out, BOARDS, '--check')
+    return out, ps, report
+
+
+def chain(out, name):
+    """The files that Kconfig.NAME sources, itself first, down to the one
+    that sources the tree."""
+    files = []
+    path = out / ('Kconfig.' + name)
+    while True:
+        files.append(path)
+        src = re.search(r'^source "([^"]+)"', path.read_text(), re.M).group(1)
+        if src == 'Kconfig':
+            return files
+        path = out / os.path.basename(src)
+
+
+def test_every_board_regenerates_its_defconfig(imported):
+    """make allnoconfig on each fragment (and its NAME.config), under
+    KCONFIG_WERROR=1, writes the defconfig's .config byte for byte."""
+    out, ps, report = imported
+    assert ps.returncode == 0, ps.stdout[-3000:]
+    assert 'check: %d of %d board(s) regenerate' % (len(BOARDS), len(BOARDS)) \
+        in ps.stdout
+    assert report['identical'] == sorted(BOARDS)
+    assert report['exceptions'] == {}
+
+
+def test_levels_found_from_the_tree(imported):
+    """spitz and zeus are PXA boards on an ARMv5 core: they share the
+    mach-pxa level; every board ends at the architecture's level."""
+    out, _, report = imported
+    names = [p.name for p in chain(out, 'spitz')]
+    assert names[0] == 'Kconfig.spitz'
+    assert 'Kconfig.mach-pxa' in names and names[-1] == 'Kconfig.arm'
+    assert [p.name for p in chain(out, 'zeus')][1:] == names[1:]
+    assert chain(out, 'qcom')[-1].name == 'Kconfig.arm'
+    assert {lv['level'] for lv in report['levels']} >= {'arm', 'mach-pxa'}
+
+
+def test_each_select_in_one_level_sorted(imported):
+    """Sorted, once in a file, and an unconditional select once along a
+    board's chain.  A restated default ("select X if COND") may be raised
+    below it: HW_RANDOM's default is m, qcom has it at y."""
+    out, _, _ = imported
+    for board in BOARDS:
+        seen = {}
+        for path in chain(out, board):
+            text = path.read_text()
+            first = text.splitlines()[0]
+            assert 'kconfig-fragment import' in first
+            if path.name == 'Kconfig.' + board:
+                assert 'arch/arm/configs/%s_defconfig' % board in first
+            sel = re.findall(r'^\tselect (\w+)', text, re.M)
+            assert sel == sorted(sel) and len(sel) == len(set(sel)), path
+            for s in re.findall(r'^\tselect (\w+)$', text, re.M):
+                assert s not in seen, '%s in %s and %s' % (s, seen[s], path)
+                seen[s] = path.name
+
+
+def choice_members():
+    members = set()
+    for path in PATCHED.rglob('Kconfig*'):
+        depth = 0
+        for line in path.read_text(errors='replace').splitlines():
+            word = line.split()[:2]
+            if word[:1] == ['choice']:
+                depth += 1
+            elif word[:1] == ['endchoice']:
+                depth -= 1
+            elif depth and word[:1] == ['config'] and len(word) == 2:
+                members.add(word[1])
+    return members
+
+
+def test_config_files_hold_only_choices_and_values(imported):
+    """NAME.config (KCONFIG_ALLCONFIG): choice members at y and int, hex
+    and string values, nothing a select could say."""
+    out, _, _ = imported
+    members = choice_members()
+    files = sorted(out.glob('*.config'))
+    assert files
+    for path in files:
+        for line in path.read_text().splitlines()[1:]:
+            sym, val = re.match(r'CONFIG_(\w+)=(.*)$', line).groups()
+            if val == 'y':
+                assert sym in members, '%s: %s' % (path.name, line)
+            else:
+                assert val not in ('m', 'n'), line
+
+
+def test_dropped_lines_listed(imported):
+    """A defconfig line that does not survive today is not carried, and
+    the import names it with its kind, at its file and line."""
+    out, ps, report = imported
+    assert re.search(r'^arch/arm/configs/zeus_defconfig:\d+: '
+                     r'CONFIG_NET_ETHERNET=y was dropped \(unknown\)$',
+                     ps.stdout, re.M)
+    assert any(d['symbol'] == 'NET_ETHERNET' and d['kind'] == 'unknown'
+               for d in report['boards']['zeus']['dropped'])
+    assert 'NET_ETHERNET' not in (out / 'Kconfig.zeus').read_text()
+
+
+def test_second_import_changes_no_byte(imported, tmp_path):
+    out, _, _ = imported
+    before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns)
+              for p in out.iterdir()}
+    ps, report = do_import(out, BOARDS)
+    assert ps.returncode == 0, ps.stdout[-2000:]
+    assert report['files_written'] == 0
+    assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns)
+            for p in out.iterdir()} == before
+
+
+def test_import_of_fewer_boards_removes_the_others(imported, tmp_path):
+    """The files of an earlier import that this one does not write go (the
+    levels no longer fit them); a file of someone else stays."""
+    out = tmp_path / 'boards'
+    shutil.copytree(imported[0], out)
+    (out / 'Kconfig.mine').write_text('source "Kconfig"\n')
+    ps, report = do_import(out, ['spitz', 'zeus'])
+    assert ps.returncode == 0, ps.stdout[-2000:]
+    assert report['files_removed'] > 0
+    left = sorted(p.name for p in out.iterdir())
+    assert 'Kconfig.qcom' not in left and 'qcom.config' not in left
+    assert 'Kconfig.mine' in left and 'Kconfig.zeus' in left
+
+
+def test_kautobuild_gates_the_folder(imported, tmp_path):
+    """kautobuild --fragments DIR: every board of the folder, configured
+    with its NAME.config, the same JSON and JUnit as for other targets."""
+    out, _, _ = imported
+    ps = run(str(TOP / 'tools' / 'kautobuild'), '--fragments', str(out),
+             '--config-only', '--srctree', str(PATCHED),
+             '--out', str(tmp_path / 'kab'),
+             '--json', str(tmp_path / 'r.json'),
+             '--junit', str(tmp_path / 'r.xml'))
+    assert ps.returncode == 0, ps.stdout[-3000:]
+    doc = json.loads((tmp_path / 'r.json').read_text())
+    got = {t['name']: t for t in doc['targets']}
+    assert sorted(got) == sorted(BOARDS)
+    assert all(t['kind'] == 'fragment' and t['status'] == 'PASS'
+               for t in got.values())
+    assert got['qcom']['config_fragment'] == str(out / 'qcom.config')
+    assert '<testsuite' in (tmp_path / 'r.xml').read_text()
+
+
+def shadow_tree(tmp_path, edit):
+    """A tree of symlinks to PATCHED whose arch/arm/configs is a copy,
+    changed by @edit(configs folder)."""
+    root = tmp_path / 'tree'
+    root.mkdir()
+    for e in os.listdir(PATCHED):
+        if e != 'arch':
+            os.symlink(PATCHED / e, root / e)
+    (root / 'arch').mkdir()
+    for e in os.listdir(PATCHED / 'arch'):
+        if e != 'arm':
+            os.symlink(PATCHED / 'arch' / e, root / 'arch' / e)
+    (root / 'arch' / 'arm').mkdir()
+    for e in os.listdir(PATCHED / 'arch' / 'arm'):
+        if e != 'configs':
+            os.symlink(PATCHED / 'arch' / 'arm' / e, root / 'arch' / 'arm' / e)
+    configs = root / 'arch' / 'arm' / 'configs'
+    configs.mkdir()
+    for p in (PATCHED / 'arch' / 'arm' / 'configs').iterdir():
+        (configs / p.name).write_bytes(p.read_bytes())
+    edit(configs)
+    return root
+
+
+@pytest.mark.slow
+def test_one_line_added_changes_one_line(tmp_path):
+    """CONFIG_PRINTK_TIME=y added to zeus_defconfig: one select more in
+    Kconfig.zeus, and no other byte of the hierarchy changes."""
+    boards = ['spitz', 'zeus']
+
+    def add(configs):
+        with open(configs / 'zeus_defconfig', 'a') as f:
+            f.write('CONFIG_PRINTK_TIME=y\n')
+
+    tree = shadow_tree(tmp_path, add)
+    a, b = tmp_path / 'a' / 'out', tmp_path / 'b' / 'out'
+    ps, _ = do_import(a, boards, work=tmp_path / 'wa')
+    assert ps.returncode == 0, ps.stdout[-2000:]
+    ps, _ = do_import(b, boards, '--check', srctree=tree,
+                      work=tmp_path / 'wb')
+    assert ps.returncode == 0, ps.stdout[-2000:]
+
+    def text(path):
+        # the levels are sourced by their absolute path
+        return path.read_text().replace(str(path.parent), 'DIR')
+
+    assert sorted(p.name for p in a.iterdir()) == \
+        sorted(p.name for p in b.iterdir())
+    changed = [p.name for p in sorted(a.iterdir())
+               if text(p) != text(b / p.name)]
+    assert changed == ['Kconfig.zeus']
+    old = text(a / 'Kconfig.zeus').splitlines()
+    new = text(b / 'Kconfig.zeus').splitlines()
+    assert [l for l in new if l not in old] == ['\tselect PRINTK_TIME']
+    assert [l for l in old if l not in new] == []
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(KERNEL_VERSION != '6.1', reason='the figures are 6.1\'s')
+def test_every_arm_defconfig(tmp_path):
+    """All 100 ARM defconfigs of 6.1: every one regenerated byte for byte,
+    and the hierarchy's figures as docs/import.md gives them."""
+    ps, report = do_import(tmp_path / 'out', [], '--check')
+    assert ps.returncode == 0, ps.stdout[-3000:]
+    assert report['defconfigs'] == 100
+    assert report['defconfig_lines'] == 16933
+    assert len(report['identical']) == 100
+    assert report['dropped'] == 447 and report['dropped_files'] == 74
