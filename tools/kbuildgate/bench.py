@@ -10,9 +10,9 @@ case runs in a fresh output folder (no .config, no include/config/), in
 the pristine tree and in the patched tree, side by side in one run:
 
   arm-allyesconfig  ARCH=arm allyesconfig: nothing is unmet, so the new
-                    code must cost next to nothing (goal: <= 1.02x)
+                    code must cost next to nothing (goal: <= 1.01x)
   arm-msm-board     examples/msm-board.Kconfig, 17 unmet selects with
-                    their diagnosis and hints (goal: <= 1.10x)
+                    their diagnosis and hints (goal: <= 1.01x)
 
 Stock kconfig cannot parse a fragment that sources "Kconfig", so the board
 fragment is given to both trees with the top-level Kconfig's statements
@@ -64,8 +64,8 @@ from . import util
 
 TOP = util.TOP
 BUILD = util.TREES  # the trees of KERNEL_VERSION (util.py)
-CASES = [('arm-allyesconfig', 'allyesconfig', None, 1.02),
-         ('arm-msm-board', 'allnoconfig', 'examples/msm-board.Kconfig', 1.10)]
+CASES = [('arm-allyesconfig', 'allyesconfig', None, 1.01),
+         ('arm-msm-board', 'allnoconfig', 'examples/msm-board.Kconfig', 1.01)]
 WRAPPER = '''#!/bin/sh
 exec valgrind -q --tool=callgrind --callgrind-out-file="%s" "%s" "$@"
 '''
@@ -259,10 +259,13 @@ def bench_instructions(tmp):
     print('%-18s %16s %16s %7s %6s' % ('case', 'stock', 'patched',
                                         'ratio', 'goal'))
     for name, target, fragment, goal in CASES:
+        # names of one length: stock kconfig's expression hash table
+        # takes its buckets from the addresses, and a longer path moves
+        # them, by up to 3% of the count
         stock, _ = count(os.path.join(BUILD, 'pristine'), tmp,
                          'stock-' + name, target, fragment)
         patched, _ = count(os.path.join(BUILD, 'patched'), tmp,
-                           'patched-' + name, target, fragment)
+                           'serie-' + name, target, fragment)
         ratio = patched / stock
         ok = ok and ratio <= goal
         print('%-18s %16d %16d %6.3fx %5.2fx %s' %
