@@ -19,6 +19,9 @@ KERNEL_VERSION = os.environ.get('KERNEL_VERSION', '6.1')
 BUILD = os.environ.get('BUILD', os.path.join(TOP, 'build'))
 TREES = BUILD if KERNEL_VERSION == '6.1' else \
     os.path.join(BUILD, KERNEL_VERSION)
+# The tools' --version: bumped when what they print or exit with changes
+# (2: conf's own lines and one summary line, a reason for every FAIL)
+VERSION = '2'
 # Bump when what a stamp stands for changes
 STAMP_VERSION = 2
 
