@@ -74,6 +74,9 @@ def configure(srctree, arch, fragment, outdir):
                              log=os.path.join(outdir, 'configure.log'))
     if res['reason'] == 'configure' and not res['diagnostics']:
         raise Error('conf failed on %s: %s' % (fragment, res['detail']))
+    if res['returncode'] == 0 and res['report'] is None:
+        raise Error('kconfig wrote no JSON report for %s: does %s carry '
+                    'the series?' % (fragment, srctree))
     return res
 
 
