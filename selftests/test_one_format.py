@@ -167,9 +167,11 @@ def test_kautobuild_reasons(fragments, tmp_path):
         conf = conf_lines(fragments[name], arch, tmp_path / 'conf' / name)
         assert [l for l in step['reason'].splitlines()
                 if CONF_LINE.match(l)] == conf
-    assert got['syntax-error']['reason'].splitlines()[0] == \
-        'syntax error: %s:9: syntax error: invalid statement' % \
-        fragments['syntax-error']
+    assert got['syntax-error']['reason'].splitlines()[:2] == [
+        'syntax error: %s:9' % fragments['syntax-error'],
+        '%s:9: syntax error: invalid statement' % fragments['syntax-error']]
+    assert got['syntax-error']['location'] == \
+        '%s:9' % fragments['syntax-error']
     # every FAIL of every step has a reason
     for t in doc['targets']:
         for step in t['steps'].values():

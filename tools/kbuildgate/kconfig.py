@@ -473,7 +473,8 @@ class ConfigureStep:
             head = '%s: %s' % (kinds[0], summary_counts(dict(
                 conf, dropped=len(dropped))))
             if kinds[0] == 'syntax error':
-                head = 'syntax error: %s' % conf['detail']
+                # the line itself follows, with conf's others
+                head = 'syntax error: %s' % conf['location']
             reasons.append(head)
             reasons += conf['diagnostics']
         if missing and rc and not unmet and not conf['diagnostics']:
