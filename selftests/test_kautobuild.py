@@ -174,8 +174,13 @@ def test_unmet_select_fails(tmp_path):
     cases = junit_cases(tmp_path / 'r.xml')
     fail = cases[('arm-qcom-unmet', 'configure')].find('failure')
     assert fail is not None
-    assert 'MY_QCOM_BOARD selects PINCTRL_MSM8960' in fail.text
-    assert 'select GPIOLIB PINCTRL_MSM' in fail.text
+    # what failed, then conf's own lines, as they are
+    assert fail.text.startswith('unmet select: ')
+    assert '%s:9: warning: MY_QCOM_BOARD [=y] selects PINCTRL_MSM8960, ' \
+        'whose direct dependencies are unmet' % \
+        (EXAMPLES / 'arm-qcom-unmet.Kconfig') in fail.text.splitlines()
+    assert 'note: to meet it, select GPIOLIB PINCTRL_MSM' in fail.text
+    assert qcom['steps']['configure']['reasons'] == ['unmet select']
     assert cases[('arm-qcom-unmet', 'build')].find('skipped') is not None
     assert cases[('vexpress_defconfig', 'configure')].find('failure') is None
     assert '3 target(s), 1 passed, 2 failed: arm-qcom-unmet always-unmet' \

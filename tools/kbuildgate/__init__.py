@@ -12,8 +12,12 @@ entry points into these modules.  The flow, and what each stage owns:
   boards       targets: boards, fragments ("# arch:"), defconfigs; the
                cross compilers; reads descriptions, runs nothing
   kconfig      configure: conf through make, kconfig's JSON report, the
-               policy on unmet selects and dropped requests; writes only
-               OUT/NAME/ and OUT/.hostprogs
+               policy on unmet selects, undefined symbols and dropped
+               requests; configure_fragment() is the one path that
+               configures a fragment (gate, fragment and kautobuild call
+               it), conf_result() reads conf's diagnostic lines and the
+               reason of a failure; writes only OUT/NAME/ and
+               OUT/.hostprogs
   build        make C=1 (sparse), the image and dtbs, the build stamps;
                writes only OUT/NAME/
   boot         initramfs, the QEMU runner, the LAVA job, lava-run; writes

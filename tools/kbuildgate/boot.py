@@ -49,7 +49,8 @@ class BootStep:
         res['status'] = 'FAIL' if rc else 'PASS'
         res['seconds'] = round(time.monotonic() - start, 1)
         if rc:
-            res['reason'] = 'boot failed (exit %d):\n%s' % (rc, log_tail(log))
+            res['reason'] = 'boot: failed (exit %d):\n%s' % (rc, log_tail(log))
+            res['reasons'] = ['boot']
             if rc == 2:
                 res['infrastructure'] = True
         try:
@@ -104,14 +105,16 @@ class BootStep:
         except OSError as e:
             return {'status': 'FAIL', 'log': None, 'infrastructure': True,
                     'seconds': round(time.monotonic() - start, 1),
-                    'reason': 'lava-run cannot start: %s' % e}
+                    'reason': 'boot: lava-run cannot start: %s' % e,
+                    'reasons': ['boot']}
         res = {'log': r['log'], 'lava_job': job, 'device': r['device'],
                'seconds': r['seconds'], 'result': r['result'],
                'job_result': r['job'], 'results': r['results']}
         ok = r['result'] == 'pass' and r['job'] == 'pass'
         res['status'] = 'PASS' if ok else 'FAIL'
         if not ok:
-            res['reason'] = 'LAVA: BOOT %s, job %s%s\n%s' % (
+            res['reasons'] = ['boot']
+            res['reason'] = 'boot: LAVA: BOOT %s, job %s%s\n%s' % (
                 r['result'], r['job'],
                 ': %s' % r['error'] if r['error'] else '', log_tail(r['log']))
         return res

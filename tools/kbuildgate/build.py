@@ -67,21 +67,23 @@ class BuildStep:
             skipped = NO_SPARSE.search(text)
             if skipped and not rc:
                 rc = 1
-                res['reason'] = 'make C=1: %s' % skipped.group(0)
+                res['reason'] = 'build: make C=1: %s' % skipped.group(0)
             t.result['sparse'] = {
                 'checked': len(re.findall(r'^\s+CHECK\s', text, re.M)),
                 'warnings': len(re.findall(
                     r'^\S+:\d+:\d+: (?:warning|error):', text, re.M))}
             if rc and 'reason' not in res:
-                res['reason'] = 'make C=1 %s exited %d:\n%s' % (
+                res['reason'] = 'build: make C=1 %s exited %d:\n%s' % (
                     ' '.join(t.sparse), rc, log_tail(slog))
         if rc == 0:
             with open(log, 'w') as f:
                 rc = self.logged(f, self.kmake(t, *targets, jobs=jobs), env)
             if rc:
-                res['reason'] = 'make %s exited %d:\n%s' % (
+                res['reason'] = 'build: make %s exited %d:\n%s' % (
                     ' '.join(targets), rc, log_tail(log))
         res['status'] = 'FAIL' if rc else 'PASS'
+        if rc:
+            res['reasons'] = ['build']
         res['seconds'] = round(time.monotonic() - start, 1)
         if rc == 0:
             t.result['image'] = image

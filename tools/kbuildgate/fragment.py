@@ -1,6 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""kconfig-fragment - check a Kconfig board fragment, fix it in place, or
-import defconfigs as fragments.
+"""kconfig-fragment - check, fix or import Kconfig board fragments.
 
   kconfig-fragment check [--srctree DIR] [--arch ARCH] [--json FILE] FRAGMENT
   kconfig-fragment fix   [--srctree DIR] [--arch ARCH] [--json FILE] FRAGMENT
@@ -11,14 +10,21 @@ FRAGMENT is a Kconfig file in Torvalds's style: board entries that select
 what the board needs, then 'source "Kconfig"'.  Its path is absolute, or
 relative to the current folder or to the source tree.
 
-check generates the configuration ("KBUILD_KCONFIG=FRAGMENT make
-allnoconfig") and prints what kconfig's JSON report (KCONFIG_UNMET_REPORT)
-says: each unmet select with what blocks it and what to select.
+check generates the configuration ("KBUILD_KCONFIG=FRAGMENT
+KCONFIG_WERROR=1 make allnoconfig", through kconfig.configure_fragment(),
+as kconfig-gate does) and prints conf's own diagnostic lines as they are
+("FILE:LINE: warning:" for each unmet select and each select of a symbol
+that no Kconfig file defines, "FILE:LINE: note:" for what blocks it and
+what to select, a syntax error at its FILE:LINE), then one summary line:
 
-fix adds the hinted "select" lines to the board symbol, after its last
-select, and runs again until nothing is unmet.  It never removes or
-reorders a line.  It prints the diff it applied.  If a select cannot be
-met (a conflict), it names what blocks it and leaves the file unchanged.
+  kconfig-fragment: N unmet select(s), N undefined symbol(s), N dropped request(s)
+
+fix adds the hinted "select" lines of kconfig's JSON report
+(KCONFIG_UNMET_REPORT) to the board symbol, after its last select, and
+runs again until nothing is unmet.  It never removes or reorders a line.
+It prints the diff it applied.  If a select cannot be met (a conflict),
+or names a symbol that no Kconfig file defines (a typo: no select can
+define it), it prints conf's lines and leaves the file unchanged.
 
 import writes every defconfig (or those named) as a board fragment in a
 hierarchy of Kconfig files that regenerates its .config exactly: see
@@ -28,8 +34,10 @@ The tree must carry this project's kconfig series.  --srctree defaults to
 $KERNEL_SRC, then to build/patched of this project; --arch to $ARCH, then
 to the host's architecture, as in kbuild.
 
-Exit status: 0 clean, 1 unmet selects or dropped requests remain (or, for
-fix, cannot be fixed), 2 usage or tree error.
+Exit status: 0 clean, 1 findings: unmet selects, undefined symbols,
+dropped requests or a syntax error (or, for fix, cannot be fixed), 2 usage
+or infrastructure error (no tree, no fragment, conf failed without
+saying where).
 """
 
 import argparse
@@ -38,11 +46,10 @@ import json
 import os
 import platform
 import re
-import subprocess
 import sys
 import tempfile
 
-from .boards import CROSS_COMPILE
+from .kconfig import configure_fragment, summary_counts
 from . import util
 
 TOP = util.TOP
@@ -67,51 +74,30 @@ def find_fragment(path, srctree):
 
 
 def configure(srctree, arch, fragment, outdir):
-    """Run allnoconfig on @fragment; return kconfig's JSON report."""
-    report = os.path.join(outdir, 'report.json')
-    if os.path.exists(report):
-        os.unlink(report)
-    cmd = ['make', '-s', '-C', srctree, 'O=' + outdir, 'ARCH=' + arch,
-           'KBUILD_KCONFIG=' + fragment, 'allnoconfig']
-    if arch in CROSS_COMPILE:
-        cmd.append('CROSS_COMPILE=' + CROSS_COMPILE[arch])
-    env = {k: v for k, v in os.environ.items()
-           if k not in ('KCONFIG_WERROR', 'KCONFIG_ALLCONFIG', 'ARCH')}
-    env['KCONFIG_UNMET_REPORT'] = report
-    ps = subprocess.run(cmd, env=env, stdout=subprocess.PIPE,
-                        stderr=subprocess.STDOUT, text=True)
-    if not os.path.exists(report):
-        tail = '\n'.join(ps.stdout.splitlines()[-10:])
-        raise Error('kconfig failed on %s:\n%s' % (fragment, tail))
-    with open(report) as f:
-        return json.load(f)
+    """Configure @fragment (kconfig.configure_fragment()); a failure that
+    conf does not place at a FILE:LINE is an infrastructure error."""
+    res = configure_fragment(srctree, arch, fragment, outdir,
+                             log=os.path.join(outdir, 'configure.log'))
+    if res['reason'] == 'configure' and not res['diagnostics']:
+        raise Error('conf failed on %s: %s' % (fragment, res['detail']))
+    if res['returncode'] == 0 and res['report'] is None:
+        raise Error('kconfig wrote no JSON report for %s: does %s carry '
+                    'the series?' % (fragment, srctree))
+    return res
 
 
-def describe(report, out=sys.stdout):
-    for u in report['unmet']:
-        for s in u['selected_by']:
-            out.write('%s:%d: %s selects %s%s, whose dependencies are unmet\n'
-                      % (s['file'], s['line'], s['symbol'], u['symbol'],
-                         ' if ' + s['if'] if s['if'] else ''))
-        d = u['defined_at'][0] if u['defined_at'] else {'file': '?', 'line': 0}
-        for b in u['blocking']:
-            out.write('%s:%d:   blocked by %s [=%s]%s\n' %
-                      (d['file'], d['line'], b['expr'], b['value'],
-                       ' (conflict with %s)' % b['conflict']
-                       if 'conflict' in b else ''))
-        if u['can_fix']:
-            out.write('%s:%d:   select %s\n' % (d['file'], d['line'],
-                                                ' '.join(u['hint'])))
-        else:
-            out.write('%s:%d:   no select can meet it\n' % (d['file'], d['line']))
-    for r in report['dropped']:
-        out.write('%s:%d: CONFIG_%s=%s dropped (%s)%s\n' %
-                  (r['file'], r['line'], r['symbol'], r['requested'],
-                   r['kind'], ': select ' + ' '.join(r['hint'])
-                   if r['hint'] else ''))
-    out.write('%d unmet select(s), %d dropped request(s)\n' %
-              (sum(len(u['selected_by']) for u in report['unmet']),
-               len(report['dropped'])))
+def summary(res):
+    return 'kconfig-fragment: ' + (
+        'syntax error at %s' % res['location']
+        if res['reason'] == 'syntax error' else
+        'conf failed: %s' % res['detail'] if res['reason'] == 'configure'
+        else summary_counts(res))
+
+
+def show(res):
+    """conf's diagnostic lines, as they are."""
+    for line in res['diagnostics']:
+        print(line)
 
 
 def board_symbol(report, fragment):
@@ -149,15 +135,6 @@ def add_selects(lines, board, symbols):
     return lines[:last_select + 1] + new + lines[last_select + 1:], len(new)
 
 
-def write_atomic(path, text):
-    d = os.path.dirname(path)
-    fd, tmp = tempfile.mkstemp(dir=d, prefix='.' + os.path.basename(path))
-    with os.fdopen(fd, 'w') as f:
-        f.write(text)
-    os.chmod(tmp, os.stat(path).st_mode & 0o7777)
-    os.replace(tmp, path)
-
-
 def fix(srctree, arch, fragment, outdir):
     with open(fragment) as f:
         original = f.read()
@@ -165,42 +142,60 @@ def fix(srctree, arch, fragment, outdir):
     rounds = 0
     try:
         while True:
-            report = configure(srctree, arch, fragment, outdir)
+            res = configure(srctree, arch, fragment, outdir)
+            report = res['report']
+            if res['undefined']:
+                raise RuntimeError(res, '%d select(s) of undefined '
+                                   'symbols (%s): no select can define '
+                                   'them; correct the names' % (
+                                       len(res['undefined']), ' '.join(
+                                           u['symbol'] for u in
+                                           res['undefined'])))
+            if res['reason'] in ('syntax error', 'configure'):
+                raise RuntimeError(res, res['detail'])
             unmet = report['unmet']
             if not unmet:
                 break
-            blocked = [u for u in unmet if not u['can_fix']]
-            if blocked or rounds == MAX_ROUNDS:
-                raise RuntimeError(report)
+            blocked = [u['symbol'] for u in unmet if not u['can_fix']]
+            if blocked:
+                raise RuntimeError(res, 'no select can meet %s' %
+                                   ' '.join(blocked))
+            if rounds == MAX_ROUNDS:
+                raise RuntimeError(res, 'still unmet after %d rounds' %
+                                   rounds)
             board = board_symbol(report, fragment)
             if not board:
                 raise Error('no select of %s is unmet: nothing to fix here'
                             % fragment)
             lines, added = add_selects(lines, board, report['hint'])
             if not added:
-                raise RuntimeError(report)
+                raise RuntimeError(res, 'the hint adds nothing new')
             rounds += 1
-            print('round %d: %d unmet select(s); selecting %s from %s' %
+            print('kconfig-fragment: round %d: %d unmet select(s); '
+                  'selecting %s from %s' %
                   (rounds, sum(len(u['selected_by']) for u in unmet),
                    ' '.join(report['hint']), board), flush=True)
-            write_atomic(fragment, ''.join(lines))
+            util.write_atomic(fragment, ''.join(lines))
     except RuntimeError as e:
-        report = e.args[0]
+        res, why = e.args
         if ''.join(lines) != original:
-            write_atomic(fragment, original)
-        print('%s: cannot be fixed by adding selects; left unchanged' % fragment)
-        describe(report)
-        return 1, rounds, report
+            util.write_atomic(fragment, original)
+        show(res)
+        print('kconfig-fragment: %s: cannot be fixed by adding selects (%s); '
+              'left unchanged' % (fragment, why))
+        return 1, rounds, res
     except BaseException:
         if ''.join(lines) != original:
-            write_atomic(fragment, original)
+            util.write_atomic(fragment, original)
         raise
 
     diff = ''.join(difflib.unified_diff(
         original.splitlines(keepends=True), lines, fragment, fragment))
     sys.stdout.write(diff)
-    print('%s: clean after %d round(s)' % (fragment, rounds))
-    return (1 if report['dropped'] else 0), rounds, report
+    show(res)
+    print('kconfig-fragment: %s: clean after %d round(s)%s' % (
+        fragment, rounds, '; ' + summary_counts(res) if res['reason'] else ''))
+    return (1 if res['reason'] else 0), rounds, res
 
 
 def main():
@@ -215,16 +210,29 @@ def main():
             print('kconfig-fragment: %s' % e, file=sys.stderr)
             return 2
     ap = argparse.ArgumentParser(
-        description=__doc__,
+        prog='kconfig-fragment', description=__doc__.splitlines()[0],
+        epilog='\n'.join(__doc__.splitlines()[2:]),
         formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--version', action='version',
+                    version='%(prog)s ' + util.VERSION)
     ap.add_argument('command', choices=['check', 'fix'],
-                    help='("import" has its own options: import --help)')
+                    help='check: configure and report; fix: add the '
+                    'hinted selects to the fragment ("import" has its own '
+                    'options: import --help)')
     ap.add_argument('--srctree', default=os.environ.get('KERNEL_SRC') or
-                    os.path.join(util.TREES, 'patched'))
-    ap.add_argument('--arch', default=os.environ.get('ARCH') or host_arch())
-    ap.add_argument('--json', help='write the final kconfig report here')
+                    os.path.join(util.TREES, 'patched'),
+                    help='kernel tree with the series applied (default: '
+                    '$KERNEL_SRC, else %(default)s)')
+    ap.add_argument('--arch', default=os.environ.get('ARCH') or host_arch(),
+                    help='architecture (default: $ARCH, else the host\'s: '
+                    '%(default)s)')
+    ap.add_argument('--json', metavar='FILE',
+                    help='write the final kconfig report here, with '
+                    '"reason", "undefined" and "diagnostics" added')
     ap.add_argument('--out', help='output folder (default: a temporary one)')
-    ap.add_argument('fragment', metavar='FRAGMENT')
+    ap.add_argument('fragment', metavar='FRAGMENT',
+                    help='the Kconfig fragment (absolute, or relative to '
+                    'the current folder or to the tree)')
     args = ap.parse_args()
 
     try:
@@ -236,19 +244,27 @@ def main():
             outdir = os.path.abspath(args.out) if args.out else tmp
             os.makedirs(outdir, exist_ok=True)
             if args.command == 'check':
-                report = configure(srctree, args.arch, fragment, outdir)
-                describe(report)
-                ret = 1 if report['unmet'] or report['dropped'] else 0
+                res = configure(srctree, args.arch, fragment, outdir)
+                show(res)
+                print(summary(res))
+                ret = 1 if res['reason'] or res['returncode'] else 0
             else:
-                ret, _, report = fix(srctree, args.arch, fragment, outdir)
+                ret, _, res = fix(srctree, args.arch, fragment, outdir)
     except Error as e:
         print('kconfig-fragment: %s' % e, file=sys.stderr)
         return 2
     if args.json:
-        tmp = args.json + '.tmp'
-        with open(tmp, 'w') as f:
-            json.dump(report, f, indent=2)
-        os.replace(tmp, args.json)
+        doc = dict(res['report'] or {}, reason=res['reason'],
+                   detail=res['detail'], undefined=res['undefined'],
+                   diagnostics=res['diagnostics'])
+        if res['location']:
+            doc['location'] = res['location']
+        try:
+            util.write_atomic(args.json, json.dumps(doc, indent=2) + '\n')
+        except OSError as e:
+            print('kconfig-fragment: cannot write %s: %s' % (args.json, e),
+                  file=sys.stderr)
+            return 2
     return ret
 
 

@@ -5,9 +5,20 @@ For each fragment, run
 
     make O=OUT/NAME ARCH=... KBUILD_KCONFIG=FRAGMENT KCONFIG_WERROR=1 allnoconfig
 
-in a kernel tree that carries the series, and collect the unmet selects
-from kconfig's JSON report (KCONFIG_UNMET_REPORT), with what blocks each
-and what to select.  A fragment passes when kconfig writes its .config.
+in a kernel tree that carries the series (kconfig.configure_fragment(),
+the one path that configures a fragment), and print conf's own diagnostic
+lines for it as they are ("FILE:LINE: warning:" and "note:", the
+"WARNING: unmet direct dependencies detected for SYM" line, a syntax
+error at its FILE:LINE), then one line "kconfig-gate: NAME: PASS" or
+"kconfig-gate: NAME: FAIL (REASON)", and at the end one summary line,
+"kconfig-gate: N fragment(s), P passed, F failed".
+
+A fragment passes when conf writes its .config.  It fails with a reason:
+'syntax error' (with its FILE:LINE), 'unmet select', 'undefined symbol'
+(a select of a symbol that no Kconfig file defines), 'dropped request',
+or 'configure' (conf failed otherwise: its last line).  --json writes,
+per fragment, the status, the reason, conf's diagnostic lines, the unmet
+selects of kconfig's JSON report (KCONFIG_UNMET_REPORT) and the log.
 
 The architecture comes from --arch, or from a "# arch: NAME" line in the
 fragment, or is x86.  ARM uses the arm-linux-gnueabi- cross compiler.
@@ -20,11 +31,14 @@ import argparse
 import json
 import os
 import re
-import subprocess
+import shutil
 import sys
 import time
 
-from .boards import CROSS_COMPILE, fragment_arch
+from .boards import fragment_arch
+from .kconfig import configure_fragment
+from . import util
+from .util import write_atomic
 
 
 
@@ -41,49 +55,54 @@ def gate(srctree, outdir, fragment, arch):
     name = os.path.basename(fragment)
     name = re.sub(r'\.Kconfig$|^Kconfig\.', '', name) or name
     out = os.path.join(outdir, name)
-    os.makedirs(out, exist_ok=True)
     log = os.path.join(out, 'configure.log')
-    cmd = ['make', '-C', srctree, 'O=' + out, 'ARCH=' + arch,
-           'KBUILD_KCONFIG=' + fragment, 'allnoconfig']
-    if arch in CROSS_COMPILE:
-        cmd.append('CROSS_COMPILE=' + CROSS_COMPILE[arch])
-    report = os.path.join(out, 'kconfig-report.json')
-    if os.path.exists(report):
-        os.unlink(report)
-    env = dict(os.environ, KCONFIG_WERROR='1', KCONFIG_UNMET_REPORT=report)
     start = time.monotonic()
-    ps = subprocess.run(cmd, env=env, stdout=subprocess.PIPE,
-                        stderr=subprocess.STDOUT, text=True)
+    res = configure_fragment(srctree, arch, fragment, out, log=log)
     seconds = time.monotonic() - start
-    with open(log, 'w') as f:
-        f.write(ps.stdout)
-    unmet, dropped = [], []
-    if os.path.exists(report):
-        with open(report) as f:
-            r = json.load(f)
-        unmet, dropped = unmet_selects(r), r['dropped']
-    status = 'PASS' if ps.returncode == 0 else 'FAIL'
-    return {'name': name, 'fragment': fragment, 'arch': arch,
-            'status': status, 'seconds': round(seconds, 1),
-            'config': os.path.join(out, '.config') if status == 'PASS' else None,
-            'log': log, 'report': report if os.path.exists(report) else None,
-            'unmet_selects': unmet, 'dropped': dropped, 'output': ps.stdout}
+    report = res['report']
+    status = 'FAIL' if res['reason'] or res['returncode'] else 'PASS'
+    r = {'name': name, 'fragment': fragment, 'arch': arch,
+         'status': status, 'seconds': round(seconds, 1),
+         'config': os.path.join(out, '.config') if status == 'PASS' else None,
+         'log': log, 'report': res['report_file'],
+         'diagnostics': res['diagnostics'],
+         'unmet_selects': unmet_selects(report) if report else [],
+         'undefined': res['undefined'],
+         'dropped': report['dropped'] if report else []}
+    if status == 'FAIL':
+        r.update(reason=res['reason'] or 'configure',
+                 reasons=res['reasons'], detail=res['detail'])
+        if res['location']:
+            r['location'] = res['location']
+    return r
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(
+        prog='kconfig-gate', description=__doc__.splitlines()[0],
+        epilog='\n'.join(__doc__.splitlines()[2:]),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--version', action='version',
+                    version='%(prog)s ' + util.VERSION)
     ap.add_argument('--srctree', required=True,
                     help='kernel tree with the series applied')
     ap.add_argument('--out', default='build/out/gate',
-                    help='output folder, one subfolder per fragment')
-    ap.add_argument('--arch', help='architecture for every fragment')
-    ap.add_argument('--json', help='write the results to this file')
-    ap.add_argument('fragments', nargs='+', metavar='FRAGMENT')
+                    help='output folder, one subfolder per fragment '
+                    '(default: %(default)s)')
+    ap.add_argument('--arch', help='architecture for every fragment '
+                    '(default: the fragment\'s "# arch:" line, else x86)')
+    ap.add_argument('--json', metavar='FILE',
+                    help='write the results to this file')
+    ap.add_argument('fragments', nargs='+', metavar='FRAGMENT',
+                    help='a Kconfig fragment that sources "Kconfig"')
     args = ap.parse_args()
 
     if not os.path.isfile(os.path.join(args.srctree, 'scripts/kconfig/conf.c')):
         print('kconfig-gate: %s is not a kernel tree' % args.srctree,
               file=sys.stderr)
+        return 2
+    if not shutil.which('make'):
+        print('kconfig-gate: make is not installed', file=sys.stderr)
         return 2
     for frag in args.fragments:
         if not os.path.isfile(frag):
@@ -96,27 +115,22 @@ def main():
         r = gate(os.path.abspath(args.srctree), os.path.abspath(args.out),
                  frag, args.arch or fragment_arch(frag) or 'x86')
         results.append(r)
-        print('%-28s %-5s %-4s %5.1fs  %d unmet select(s)  %s' %
-              (r['name'], r['arch'], r['status'], r['seconds'],
-               len(r['unmet_selects']), r['log']), flush=True)
-        for u in r['unmet_selects']:
-            print('    %s: %s selects %s: blocked by %s; %s' %
-                  (u['location'], u['selector'], u['target'],
-                   ', '.join('%s [=%s]' % (b['expr'], b['value'])
-                             for b in u['blocking']),
-                   'select ' + ' '.join(u['hint']) if u['can_fix']
-                   else 'no select can meet it'))
-        if r['status'] == 'FAIL' and not r['unmet_selects']:
-            print('\n'.join('    ' + l for l in r['output'].splitlines()[-5:]))
+        for line in r['diagnostics']:
+            print(line)
+        if r['status'] == 'PASS':
+            print('kconfig-gate: %s: PASS' % r['name'], flush=True)
+        else:
+            print('kconfig-gate: %s: FAIL (%s): %s; log %s' % (
+                r['name'], r['reason'], r['detail'], r['log']), flush=True)
 
     if args.json:
-        tmp = args.json + '.tmp'
-        with open(tmp, 'w') as f:
-            json.dump({'fragments': [{k: v for k, v in r.items()
-                                      if k != 'output'} for r in results]},
-                      f, indent=2)
-            f.write('\n')
-        os.replace(tmp, args.json)
+        try:
+            write_atomic(args.json, json.dumps({'fragments': results},
+                                               indent=2) + '\n')
+        except OSError as e:
+            print('kconfig-gate: cannot write %s: %s' % (args.json, e),
+                  file=sys.stderr)
+            return 2
 
     failed = sum(r['status'] != 'PASS' for r in results)
     print('kconfig-gate: %d fragment(s), %d passed, %d failed' %

@@ -1,9 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
 """kconfig - the configure step: conf run through make (one target a
 process, or every defconfig in one "make batchconfig"), kconfig's JSON
-report (KCONFIG_UNMET_REPORT) read back, and the policy: an unmet select
-fails the target, dropped requests are counted and fail only with
+report (KCONFIG_UNMET_REPORT) read back, and the policy: an unmet select,
+a fragment's select of an undefined symbol and a syntax error fail the
+target, dropped requests are counted and fail only with
 --fail-on-dropped.
+
+configure_fragment() is the one function that configures a Kconfig
+fragment (KBUILD_KCONFIG=FRAGMENT make allnoconfig): kconfig-gate,
+kconfig-fragment and kautobuild call it.  conf_result() reads conf's
+output and report into a ConfResult: conf's diagnostic lines, verbatim,
+and the reason of a failure.
 
 It writes only OUT/NAME/ (.config, include/config/, the report, the log)
 and OUT/.hostprogs; it never builds a kernel.
@@ -22,6 +29,132 @@ from .util import (STAMP_VERSION, key_of, log_tail, read_stamp, sha256_file,
 
 DROPPED_KINDS = ('unknown', 'unmet', 'no-prompt', 'demoted', 'promoted',
                  'overridden', 'invalid')
+
+# conf's diagnostics, which every tool passes through as they are: a
+# "FILE:LINE: warning:", "note:" or "error:" line (or stock's
+# "FILE:LINE:warning:" without the space), an error at FILE:LINE of the
+# input ("FILE:LINE: syntax error: ..."), and the "WARNING: unmet direct
+# dependencies detected for SYM" line that scrapers grep
+DIAGNOSTIC = re.compile(r'^(?:\S+:\d+:(?: |warning: ).*|'
+                        r'WARNING: unmet direct dependencies detected for .*)$')
+UNDEFINED = re.compile(r"^(\S+):(\d+): ?warning: '(\w+)' is not defined by "
+                       r"any Kconfig file")
+INPUT_ERROR = re.compile(r'^(\S+:\d+): (?!warning: |note: )(.*)$')
+
+
+def diagnostics(text):
+    """conf's diagnostic lines of @text (make's output), verbatim."""
+    return [l for l in text.splitlines() if DIAGNOSTIC.match(l)]
+
+
+def conf_lines(text):
+    """conf's lines of @text: make's own ("make[1]: ...") left out."""
+    return [l for l in text.splitlines()
+            if l.strip() and not re.match(r'make(\[\d+\])?: ', l)]
+
+
+class ConfResult(dict):
+    """What conf said about one configuration: 'returncode', 'diagnostics'
+    (conf's lines, verbatim), 'report' (kconfig's JSON report, or None),
+    'unmet' (unmet selects: one per selector), 'undefined' (the
+    fragment's selects of undefined symbols), 'dropped', 'reason' (None,
+    or why it failed: 'syntax error', 'unmet select', 'undefined symbol',
+    'dropped request', 'configure'), 'reasons' (every one that applies),
+    'detail' (one line for the reason: for a syntax error conf's error
+    line with its FILE:LINE, in 'location' too; for 'configure' conf's
+    last line) and 'output' (all of make's output)."""
+
+
+def conf_result(returncode, output, report, fail_on_dropped=True):
+    """Read conf's output and JSON report (a dict or None) into a
+    ConfResult; the policy: an unmet select, a select of an undefined
+    symbol, a dropped request (with @fail_on_dropped) or conf's failure
+    fails."""
+    diags = diagnostics(output)
+    unmet = sum(len(u.get('selected_by', [])) or 1
+                for u in report.get('unmet', [])) if report else 0
+    dropped = len(report.get('dropped', [])) if report else 0
+    undefined = [{'location': '%s:%s' % m.group(1, 2), 'symbol': m.group(3),
+                  'message': l}
+                 for l in diags for m in [UNDEFINED.match(l)] if m]
+    res = ConfResult(returncode=returncode, diagnostics=diags, report=report,
+                     unmet=unmet, undefined=undefined, dropped=dropped,
+                     reasons=[], reason=None, detail=None, location=None,
+                     output=output)
+    errors = [m for m in map(INPUT_ERROR.match, diags)
+              if m and 'syntax error' in m.group(2)]
+    if returncode and errors:
+        res['reasons'].append('syntax error')
+        res['location'] = errors[0].group(1)
+        res['detail'] = errors[0].group(0)
+    if unmet:
+        res['reasons'].append('unmet select')
+    if undefined:
+        res['reasons'].append('undefined symbol')
+    if dropped and fail_on_dropped:
+        res['reasons'].append('dropped request')
+    if returncode and not res['reasons']:
+        res['reasons'].append('configure')
+        lines = conf_lines(output)
+        res['detail'] = lines[-1] if lines else 'conf exited %d' % returncode
+    if res['reasons']:
+        res['reason'] = res['reasons'][0]
+        if not res['detail']:
+            res['detail'] = summary_counts(res)
+    return res
+
+
+def summary_counts(res):
+    return '%d unmet select(s), %d undefined symbol(s), %d dropped ' \
+        'request(s)' % (res['unmet'], len(res['undefined']), res['dropped'])
+
+
+def configure_fragment(srctree, arch, fragment, outdir, werror=True,
+                       allconfig=None, env=None, report=None, log=None,
+                       fail_on_dropped=True):
+    """Configure @fragment: "make O=@outdir ARCH=@arch
+    KBUILD_KCONFIG=@fragment allnoconfig" in @srctree, under
+    KCONFIG_WERROR (@werror), with kconfig's JSON report
+    (KCONFIG_UNMET_REPORT, @report or OUTDIR/kconfig-report.json) and
+    @allconfig as KCONFIG_ALLCONFIG.  make's output goes to @log (a path)
+    too.  Returns a ConfResult.  The one place that configures a
+    fragment: kconfig-gate, kconfig-fragment and kautobuild call it."""
+    os.makedirs(outdir, exist_ok=True)
+    report = report or os.path.join(outdir, 'kconfig-report.json')
+    if os.path.exists(report):
+        os.unlink(report)
+    cmd = ['make', '-s', '-C', srctree, 'O=' + outdir, 'ARCH=' + arch]
+    if CROSS_COMPILE.get(arch):
+        cmd.append('CROSS_COMPILE=' + CROSS_COMPILE[arch])
+    cmd.append('allnoconfig')
+    e = {k: v for k, v in (os.environ if env is None else env).items()
+         if not k.startswith('KCONFIG_') and k not in
+         ('ARCH', 'CROSS_COMPILE', 'O', 'KBUILD_OUTPUT', 'MAKEFLAGS',
+          'MFLAGS', 'MAKELEVEL')}
+    e.update(KBUILD_KCONFIG=fragment, KCONFIG_UNMET_REPORT=report)
+    if werror:
+        e['KCONFIG_WERROR'] = '1'
+    if allconfig:
+        e['KCONFIG_ALLCONFIG'] = allconfig
+    try:
+        ps = subprocess.run(cmd, env=e, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            errors='replace')
+        rc, output = ps.returncode, ps.stdout
+    except OSError as err:
+        rc, output = 127, '%s: %s\n' % (cmd[0], err)
+    if log:
+        with open(log, 'w') as f:
+            f.write('$ %s\n%s(exit %d)\n' % (' '.join(cmd), output, rc))
+    data = None
+    try:
+        with open(report) as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        pass
+    res = conf_result(rc, output, data, fail_on_dropped)
+    res.update(command=cmd, report_file=report if data is not None else None)
+    return res
 
 
 
@@ -72,18 +205,6 @@ def blocking_text(blocking):
     return ', '.join('%s [=%s]' % (b['expr'], b['value']) +
                      (' (conflict: %s)' % b['conflict'] if b.get('conflict')
                       else '') for b in blocking)
-
-
-def unmet_lines(unmet):
-    out = []
-    for u in unmet:
-        for s in u['selectors']:
-            out.append('%s:%s: %s selects %s: blocked by %s; %s' % (
-                s['file'], s['line'], s['symbol'], u['symbol'],
-                blocking_text(u['blocking']) or '?',
-                'select ' + ' '.join(u['hint']) if u['can_fix']
-                else 'no select can meet it'))
-    return out
 
 
 def dropped_lines(dropped):
@@ -185,15 +306,16 @@ class ConfigureStep:
                 os.unlink(f)
         reports, rc = [report], 0
         self.seed(d, t.arch)
-        with open(log, 'w') as f:
-            if t.fragment:
-                env = dict(self.configure_env(report),
-                           KBUILD_KCONFIG=t.fragment)
-                if t.config_fragment:
-                    # values the board's configuration starts from
-                    env['KCONFIG_ALLCONFIG'] = t.config_fragment
-                rc = self.logged(f, self.kmake(t, 'allnoconfig'), env)
-            else:
+        if t.fragment:
+            # the one path of kconfig-gate and kconfig-fragment, but for
+            # KCONFIG_WERROR (see configure_env()); the board's
+            # configuration starts from its CONFIG_FRAGMENT's values
+            rc = configure_fragment(
+                self.srctree, t.arch, t.fragment, d, werror=False,
+                allconfig=t.config_fragment, env=self.env, report=report,
+                log=log)['returncode']
+        else:
+            with open(log, 'w') as f:
                 env = self.configure_env(report)
                 rc = self.logged(f, self.kmake(t, t.defconfig), env)
                 if rc == 0 and t.config_fragment:
@@ -317,6 +439,7 @@ class ConfigureStep:
     def configure_verdict(self, t, rc, reports, log, seconds, cached=None,
                           warnings=None):
         unmet, dropped, missing = [], [], []
+        merged = {'unmet': [], 'dropped': []}
         for r in reports:
             try:
                 with open(r) as f:
@@ -326,45 +449,51 @@ class ConfigureStep:
                 continue
             unmet += unmet_entries(rep)
             dropped += dropped_entries(rep)
+            merged['unmet'] += rep.get('unmet', [])
+            merged['dropped'] += rep.get('dropped', [])
         if warnings is None:
             with open(log, errors='replace') as f:
                 warnings = f.read()
         dropped += input_warnings(warnings)
+        conf = conf_result(rc, warnings, merged,
+                           fail_on_dropped=self.args.fail_on_dropped)
         t.result['unmet'], t.result['dropped'] = unmet, dropped
+        t.result['undefined'] = conf['undefined']
         t.result['reports'] = [r for r in reports if r not in missing]
-        reasons = []
-        if unmet:
-            reasons.append('%d unmet select(s)' % sum(
-                len(u['selectors']) or 1 for u in unmet))
-            reasons += unmet_lines(unmet)
+        kinds = [k for k in conf['reasons'] if k != 'dropped request']
+        if dropped and self.args.fail_on_dropped:
+            kinds.append('dropped request')
         if missing and rc == 0 and not unmet:
             rc = 1
+        if rc and not kinds:
+            kinds.append('configure')
+        reasons = []
+        if kinds:
+            # what failed, then conf's own lines, as they are
+            head = '%s: %s' % (kinds[0], summary_counts(dict(
+                conf, dropped=len(dropped))))
+            if kinds[0] == 'syntax error':
+                # the line itself follows, with conf's others
+                head = 'syntax error: %s' % conf['location']
+            reasons.append(head)
+            reasons += conf['diagnostics']
+        if missing and rc and not unmet and not conf['diagnostics']:
             reasons.append('kconfig wrote no JSON report (%s): is the series '
                            'applied?' % ', '.join(missing))
-        if rc and not unmet and not missing:
+        if kinds and kinds[0] == 'configure':
             reasons.append('conf exited %d:\n%s' % (rc, log_tail(log)))
-        elif rc and not unmet and missing:
-            reasons.append('conf exited %d, no report:\n%s' %
-                           (rc, log_tail(log)))
-        if dropped and self.args.fail_on_dropped:
-            reasons.append('%d dropped request(s) (--fail-on-dropped)' %
-                           len(dropped))
         if dropped:
             reasons += dropped_lines(dropped)
-        failed = bool(unmet) or rc != 0 or \
-            (bool(dropped) and self.args.fail_on_dropped)
+        failed = bool(kinds)
         if not cached:
             with open(log, 'a') as f:
-                f.write('kautobuild: %d unmet select(s), %d dropped '
-                        'request(s), from %s\n' % (
-                            len(unmet), len(dropped), ', '.join(reports)))
-                for line in unmet_lines(unmet):
-                    f.write('%s: error: %s\n' % tuple(
-                        line.split(': ', 1)) if ': ' in line else line + '\n')
-                for line in dropped_lines(dropped):
-                    f.write(line.replace(': ', ': warning: ', 1) + '\n')
+                f.write('kautobuild: %d unmet select(s), %d undefined '
+                        'symbol(s), %d dropped request(s), from %s\n' % (
+                            len(unmet), len(conf['undefined']),
+                            len(dropped), ', '.join(reports)))
         config = os.path.join(self.out, t.name, '.config')
-        if unmet and os.path.exists(config) and not cached:
+        if (unmet or conf['undefined']) and os.path.exists(config) and \
+                not cached:
             os.unlink(config)
         t.result['config'] = None if failed or not os.path.isfile(config) \
             else config
@@ -372,6 +501,10 @@ class ConfigureStep:
                'seconds': round(seconds, 1), 'log': log}
         if cached:
             res['cached'] = cached
+        if kinds:
+            res['reasons'] = kinds
+        if conf['location']:
+            res['location'] = conf['location']
         if reasons:
             res['reason'] = '\n'.join(reasons)
         return res

@@ -24,6 +24,9 @@ TREES = BUILD if KERNEL_VERSION == '6.1' else \
 # tools/install-deps builds from its source package
 SPARSE = os.path.join(BUILD, 'apt-sid', 'sparse', 'sparse') \
     if KERNEL_VERSION == '7.2' else None
+# The tools' --version: bumped when what they print or exit with changes
+# (2: conf's own lines and one summary line, a reason for every FAIL)
+VERSION = '2'
 # Bump when what a stamp stands for changes
 STAMP_VERSION = 2
 
