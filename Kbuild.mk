@@ -24,6 +24,8 @@
 #   git-tree       the pristine tree as git, with the series applied by git am
 #   gate           run the gate on FRAGMENTS (default: examples/*.Kconfig)
 #   check          the whole test suite (selftests/)
+#   test           the everyday run: the tests not marked slow (no kernel
+#                  build, no boot, no long harness), within 5 minutes
 #   bench          instruction counts of conf, stock against patched, and the
 #                  gate over the ARM defconfigs: stock, one make each, and
 #                  make batchconfig (tools/kconfig-bench)
@@ -60,7 +62,7 @@
 #   FRAGMENTS    Kconfig fragments for "gate"
 #   BOARD        board of qemu-images/boards/ for "boot" (default: msm-virt)
 #   JOBS         parallel jobs of the kernel build (default: all CPUs)
-#   PYTEST_ARGS  extra arguments for pytest in "check", e.g. -k werror
+#   PYTEST_ARGS  extra arguments for pytest in "check" and "test", e.g. -k werror
 #   CHECK_SET    all (default) or tree: "check" runs only the tests that a
 #                second tree needs (CI's 6.12 run; see "check" below)
 #   KAUTOBUILD_ARGS  arguments for "kautobuild", e.g. --config-only --audit
@@ -140,6 +142,12 @@ check: deps trees git-tree
 	@cd $(TOP) && $(PYTHON3) -m pytest -v -p no:cacheprovider --durations=25 \
 		$(if $(filter tree,$(CHECK_SET)),$(addprefix selftests/,$(CHECK_TREE_TESTS)),selftests) \
 		$(PYTEST_ARGS)
+
+# The everyday tier: the tests not marked "slow" (selftests/conftest.py).
+.PHONY: test
+test: deps trees git-tree
+	@cd $(TOP) && $(PYTHON3) -m pytest -v -p no:cacheprovider --durations=10 \
+		-m "not slow" selftests $(PYTEST_ARGS)
 
 bench: trees
 	@$(PYTHON3) $(TOP)/tools/kconfig-bench --json $(TREES)/out/bench.json

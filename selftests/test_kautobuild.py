@@ -113,6 +113,7 @@ def test_all_configure(all_configs):
     assert cases[('vexpress_defconfig', 'build')].find('skipped') is not None
 
 
+@pytest.mark.slow
 def test_all_configure_batch(all_configs, single_runs):
     """The defconfigs go through make batchconfig, and each .config is the
     one that make <x>_defconfig alone writes."""
@@ -286,6 +287,7 @@ def full_run(tmp_path_factory):
     return ps, json.loads((tmp / 'full.json').read_text()), tmp / 'full.xml'
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize('board', ['msm-virt'])
 def test_full_run(full_run, board):
     ps, doc, xml = full_run
@@ -311,6 +313,7 @@ def test_full_run(full_run, board):
                for s in ('configure', 'build', 'boot'))
 
 
+@pytest.mark.slow
 def test_full_run_sparse(full_run):
     t = {t['name']: t for t in full_run[1]['targets']}['msm-virt']
     assert t['sparse'] is not None
@@ -318,6 +321,7 @@ def test_full_run_sparse(full_run):
     assert Path(t['steps']['build']['sparse_log']).is_file()
 
 
+@pytest.mark.slow
 def test_rerun_skips_build(full_run, tmp_path):
     """Nothing changed since the full run: the build is skipped, the
     kernel boots again."""
@@ -329,6 +333,7 @@ def test_rerun_skips_build(full_run, tmp_path):
     assert t['steps']['boot']['status'] == 'PASS'
 
 
+@pytest.mark.slow
 def test_lava_jobs_validate(full_run):
     """The LAVA job of each boot passes LAVA's own schema (lava-common)."""
     schemas = pytest.importorskip('lava_common.schemas')
@@ -377,6 +382,7 @@ needs_lava_run = pytest.mark.skipif(not LAVA_RUN,
                                     reason='lava-run runs only as root')
 
 
+@pytest.mark.slow
 @needs_lava_run
 @pytest.mark.parametrize('board', ['msm-virt'])
 def test_full_run_lava(full_run, board):
@@ -402,6 +408,7 @@ def test_full_run_lava(full_run, board):
     assert 'kautobuild: LAVA (lava-run): msm-virt pass' in ps.stdout
 
 
+@pytest.mark.slow
 @needs_lava_run
 def test_lava_run_failures(full_run, tmp_path):
     """A broken init (a driver that does not register: BOOT: FAIL) is a
