@@ -131,7 +131,7 @@ gate: trees
 # the baseline's items (with the KCONFIG_WERROR gate on the tree's real
 # unmet select).  The kernel builds and boots, the sanitizers, the
 # harness, the audit, the fuzz corpus and the tools' own tests run on 6.1
-# (README, "Linux 6.12": what they give on 6.12, run by hand).
+# (docs/ci.md, "Which tests run on which tree": what they give on 6.12).
 CHECK_SET ?= all
 CHECK_TREE_TESTS := test_series.py test_identical.py test_batch.py \
 	test_testconfig.py test_counts.py test_stale.py test_fragments.py \

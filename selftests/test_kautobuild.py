@@ -63,7 +63,7 @@ def all_configs(tmp_path_factory):
 
 
 # The defconfig rot after the series' fixes, as --config-only reports it
-# (README, "Before and after"): ARM defconfigs, files with dropped
+# (docs/measurements.md, "Before and after"): ARM defconfigs, files with dropped
 # requests, requests in all, and a defconfig whose request a later line of
 # the same file overrides.
 ROT = {
