@@ -457,6 +457,7 @@ ASAN_ROWS = ['syntax-error', 'missing-source', 'recursive-source',
              'select-undefined', 'select-int', 'select-string', 'good']
 
 
+@pytest.mark.slow
 def test_sanitizers(tmp_path):
     """conf built with -fsanitize=address,undefined, on each fragment of
     bad-input/ and on the generated ones: no sanitizer report."""

@@ -88,6 +88,7 @@ def test_goals_are_in_the_output(small_run):
     assert ps.returncode == (0 if ok else 1)
 
 
+@pytest.mark.slow
 def test_doctored_results_are_flagged(tmp_path):
     """compare() on real stock and patched runs finds nothing, and flags a
     .config with one line changed, a warning that only one side prints

@@ -72,6 +72,7 @@ ROT = {
 }[KERNEL_VERSION]
 
 
+@pytest.mark.slow
 def test_all_configure(all_configs):
     ps, doc, xml = all_configs[0]
     ndefconfigs, nfiles, nrequests, (overrider, overridden) = ROT
@@ -126,6 +127,7 @@ def test_all_configure_batch(all_configs, single_runs):
     assert differ == []
 
 
+@pytest.mark.slow
 def test_all_rerun_cached(all_configs):
     (_, first, _), (ps, second, _) = all_configs
     assert ps.returncode == 0, ps.stdout
@@ -135,6 +137,7 @@ def test_all_rerun_cached(all_configs):
                for t in second['targets'])
 
 
+@pytest.mark.slow
 def test_fail_on_dropped(all_configs, tmp_path):
     out = Path(all_configs[0][1]['out'])
     ps = kautobuild('--config-only', '--fail-on-dropped', '--out', out,
@@ -146,6 +149,7 @@ def test_fail_on_dropped(all_configs, tmp_path):
     assert st == {'omap2plus_defconfig': 'FAIL', 'vexpress_defconfig': 'PASS'}
 
 
+@pytest.mark.slow
 def test_unmet_select_fails(tmp_path):
     """A fragment with unmet selects among clean targets: exit 1, the
     symbols named in the JSON and in the JUnit failure; the others pass."""
@@ -233,6 +237,7 @@ def test_list():
             ('torvalds-usb', 'fragment', 'x86')]
 
 
+@pytest.mark.slow
 def test_merge(tmp_path):
     """One CI job per target, then --merge: one JSON, one JUnit."""
     names = ['vexpress', EXAMPLES / 'arm-qcom-unmet.Kconfig']
@@ -444,6 +449,7 @@ def test_lava_run_failures(full_run, tmp_path):
     assert 'lava: lava job: fail (lava-test-monitor timed out' in ps.stdout
 
 
+@pytest.mark.slow
 def test_audit_step(tmp_path):
     """--audit: the selects of each board's own files that a configuration
     derived from it can leave unmet.  msm-virt before the series' fix

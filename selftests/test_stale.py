@@ -7,7 +7,13 @@ with unmet selects, synced once by a plain "make prepare", then passes
 "KCONFIG_WERROR=1 make prepare".
 """
 
+import pytest
+
 from conftest import PATCHED, PRISTINE, REAL_UNMET, kmake, real_unmet_env
+
+# "make prepare" builds the host programs and prepares the tree, twice:
+# "make -f Kbuild.mk check" only
+pytestmark = pytest.mark.slow
 
 
 def synced_real_unmet(tree, out):

@@ -5,6 +5,8 @@ series' own."""
 import re
 import subprocess
 
+import pytest
+
 from conftest import (PATCHED, PRISTINE, STOCK_TESTS,
                       STOCK_TESTS_BROKEN_PIPE, kmake)
 
@@ -41,6 +43,7 @@ exit $rc
 '''
 
 
+@pytest.mark.slow
 def test_conf_closing_its_input(tmp_path):
     """The interactive tests write newlines to conf until it exits.  In
     stock 6.1 a write after conf has closed its input fails the test with
