@@ -126,7 +126,10 @@ def test_batch_all_defconfigs_werror(tmp_path, single_runs):
     assert 'arch/arm/configs/%s:' % held[0] in ps.stdout
 
 
-@pytest.mark.parametrize('board', ['msm-virt', 'qemu-virt'])
+@pytest.mark.parametrize('board', [
+    'msm-virt',
+    # the same path again, for the other board: "check" only
+    pytest.param('qemu-virt', marks=pytest.mark.slow)])
 def test_batch_board(tmp_path, board):
     """A board fragment is a Kconfig tree of its own: its batch equals
     KBUILD_KCONFIG=<fragment> make allnoconfig."""

@@ -68,6 +68,7 @@ def test_fix_msm_board(tmp_path):
     check_fixed(tmp_path, fragment, 'arm', gone)
 
 
+@pytest.mark.slow
 def test_fix_torvalds_example(tmp_path):
     fragment = tmp_path / 'Mykconfig'
     shutil.copy(EXAMPLES / 'torvalds-usb.Kconfig', fragment)

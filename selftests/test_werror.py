@@ -15,6 +15,9 @@ from conftest import FRAGMENTS, PATCHED, PRISTINE, kmake, \
 FRAGMENT = str(FRAGMENTS / 'always-unmet.Kconfig')
 MODES = ['allnoconfig', 'allyesconfig', 'allmodconfig', 'alldefconfig',
          'randconfig', 'defconfig', 'olddefconfig', 'oldconfig', 'syncconfig']
+# "make -f Kbuild.mk test" checks one mode of each kind (all*config,
+# randconfig, and the two that start from a .config); "check" all of them
+EVERYDAY = ('allnoconfig', 'randconfig', 'olddefconfig', 'syncconfig')
 
 
 def existing_config(tree, out):
@@ -29,7 +32,9 @@ def existing_config(tree, out):
     return snapshot(out)
 
 
-@pytest.mark.parametrize('mode', MODES)
+@pytest.mark.parametrize('mode', [m if m in EVERYDAY else
+                                  pytest.param(m, marks=pytest.mark.slow)
+                                  for m in MODES])
 def test_mode_fails_and_keeps_config(tmp_path, mode):
     before = existing_config(PATCHED, tmp_path)
     assert '.config' in before and 'include/config/auto.conf' in before
