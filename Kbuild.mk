@@ -50,6 +50,7 @@
 #   fuzz           build the libFuzzer harness of kconfig (tools/fuzz/) and
 #                  fuzz for FUZZ_TIME seconds (default 1800) on one core
 #   clean          remove build/
+#   help           print this text
 #
 # Variables (also read from the environment):
 #   BUILD        build folder (default: build)
