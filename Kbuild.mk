@@ -25,7 +25,8 @@
 #   gate           run the gate on FRAGMENTS (default: examples/*.Kconfig)
 #   check          the whole test suite (selftests/)
 #   test           the everyday run: the tests not marked slow (no kernel
-#                  build, no boot, no long harness), within 5 minutes
+#                  build, no boot, no long harness) nor stock (the stock
+#                  tree's baseline), within 5 minutes
 #   bench          instruction counts of conf, stock against patched, and the
 #                  gate over the ARM defconfigs: stock, one make each, and
 #                  make batchconfig (tools/kconfig-bench)
@@ -144,11 +145,11 @@ check: deps trees git-tree
 		$(if $(filter tree,$(CHECK_SET)),$(addprefix selftests/,$(CHECK_TREE_TESTS)),selftests) \
 		$(PYTEST_ARGS)
 
-# The everyday tier: the tests not marked "slow" (selftests/conftest.py).
+# The everyday tier: the tests not marked "slow" or "stock" (conftest.py).
 .PHONY: test
 test: deps trees git-tree
 	@cd $(TOP) && $(PYTHON3) -m pytest -v -p no:cacheprovider --durations=10 \
-		-m "not slow" selftests $(PYTEST_ARGS)
+		-m "not slow and not stock" selftests $(PYTEST_ARGS)
 
 bench: trees
 	@$(PYTHON3) $(TOP)/tools/kconfig-bench --json $(TREES)/out/bench.json

@@ -24,6 +24,7 @@ def synced_real_unmet(tree, out):
     assert ps.returncode == 0, ps.stdout
 
 
+@pytest.mark.stock
 def test_stock_stale_build_passes(tmp_path):
     out = tmp_path / 'out'
     synced_real_unmet(PRISTINE, out)

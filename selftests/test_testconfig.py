@@ -17,6 +17,7 @@ def run_testconfig(tree, out):
     return ps, int(m.group(1)) if m else 0
 
 
+@pytest.mark.stock
 def test_stock_testconfig(tmp_path):
     ps, passed = run_testconfig(PRISTINE, tmp_path)
     assert ps.returncode == 0, ps.stdout

@@ -48,6 +48,7 @@ def test_mode_fails_and_keeps_config(tmp_path, mode):
     assert snapshot(tmp_path) == before
 
 
+@pytest.mark.stock
 def test_stock_real_unmet_passes_the_gate(tmp_path):
     """The baseline: stock kconfig lets the tree's real unmet select
     through under KCONFIG_WERROR (6.1: randconfig, 6.12: allnoconfig),
