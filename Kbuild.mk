@@ -25,6 +25,9 @@
 #   git-tree       the pristine tree as git, with the series applied by git am
 #   gate           run the gate on FRAGMENTS (default: examples/*.Kconfig)
 #   check          the whole test suite (selftests/)
+#   test           the everyday run: the tests not marked slow (no kernel
+#                  build, no boot, no long harness) nor stock (the stock
+#                  tree's baseline), within 5 minutes
 #   bench          instruction counts of conf, stock against patched, and the
 #                  gate over the ARM defconfigs: stock, one make each, and
 #                  make batchconfig; the audit of the whole tree (cold, CPU),
@@ -60,6 +63,7 @@
 #   fuzz           build the libFuzzer harness of kconfig (tools/fuzz/) and
 #                  fuzz for FUZZ_TIME seconds (default 1800) on one core
 #   clean          remove build/
+#   help           print this text
 #
 # Variables (also read from the environment):
 #   BUILD        build folder (default: build)
@@ -74,7 +78,7 @@
 #   FRAGMENTS    Kconfig fragments for "gate"
 #   BOARD        board of qemu-images/boards/ for "boot" (default: msm-virt)
 #   JOBS         parallel jobs of the kernel build (default: all CPUs)
-#   PYTEST_ARGS  extra arguments for pytest in "check", e.g. -k werror
+#   PYTEST_ARGS  extra arguments for pytest in "check" and "test", e.g. -k werror
 #   CHECK_SET    all (default) or tree: "check" runs only the tests that a
 #                second tree needs (CI's 7.2 and 6.12 runs; see "check")
 #   KAUTOBUILD_ARGS  arguments for "kautobuild", e.g. --config-only --audit
@@ -144,7 +148,7 @@ gate: trees
 # tree's real unmet select), and the undefined-select gate.  The kernel
 # builds and boots, the sanitizers, the harness, the audit, the fuzz
 # corpus and the tools' own tests run on 6.1 in CI; "boot" runs on any
-# tree (KERNEL_VERSION=7.2 make -f Kbuild.mk boot).
+# tree (KERNEL_VERSION=7.2 make -f Kbuild.mk boot; docs/ci.md).
 CHECK_SET ?= all
 CHECK_TREE_TESTS := test_series.py test_identical.py test_batch.py \
 	test_testconfig.py test_counts.py test_stale.py test_fragments.py \
@@ -177,6 +181,12 @@ import: trees
 		rc=$$?; grep '^kautobuild:' $(IMPORT_OUT)/kautobuild.log; \
 		echo "import: kautobuild configured every board in $$(( $$(date +%s) - start )) s (exit $$rc)"; \
 		exit $$rc
+
+# The everyday tier: the tests not marked "slow" or "stock" (conftest.py).
+.PHONY: test
+test: deps trees git-tree
+	@cd $(TOP) && $(PYTHON3) -m pytest -v -p no:cacheprovider --durations=10 \
+		-m "not slow and not stock" selftests $(PYTEST_ARGS)
 
 bench: trees
 	@$(PYTHON3) $(TOP)/tools/kconfig-bench --json $(TREES)/out/bench.json

@@ -134,6 +134,21 @@ REAL_UNMET = {
 }[KERNEL_VERSION]
 
 
+def pytest_configure(config):
+    # "make -f Kbuild.mk test" runs -m "not slow and not stock": the tests marked slow
+    # build or boot a kernel, run the long harness or the sanitizers, or
+    # wait on a fixture that configures every ARM defconfig one make at a
+    # time; "make -f Kbuild.mk check" runs them all.
+    config.addinivalue_line(
+        'markers', 'slow: needs a kernel build, a boot, the long harness or '
+                   'minutes of configuring; left out of "make -f Kbuild.mk test"')
+    # and the tests of the stock tree alone: they prove the baseline, which
+    # no change of the project's can move
+    config.addinivalue_line(
+        'markers', 'stock: runs the stock (pristine) tree only, the baseline; '
+                   'left out of "make -f Kbuild.mk test"')
+
+
 def real_unmet_env(path):
     """The environment of REAL_UNMET.target, its KCONFIG_ALLCONFIG
     written to @path."""

@@ -420,6 +420,7 @@ def test_config_on_full_fs(out, full_fs):
 # Stock cannot parse a fragment that sources "Kconfig" (the mainmenu is a
 # syntax error there), so these fragments stand alone.
 
+@pytest.mark.stock
 def test_stock_syntax_error_twice(tmp_path):
     """Stock prints a syntax error twice: bison's, then the rule's (6.1
     gives bison's the line after, 6.12 the line itself)."""
@@ -432,6 +433,7 @@ def test_stock_syntax_error_twice(tmp_path):
                             '%s:4: invalid statement' % f]
 
 
+@pytest.mark.stock
 def test_stock_crlf_every_line(tmp_path):
     f = tmp_path / 'crlf.Kconfig'
     f.write_bytes(b'config A\r\n\tbool "a"\r\n\tdefault y\r\n')
@@ -441,6 +443,7 @@ def test_stock_crlf_every_line(tmp_path):
                             "'\r'" % (f, i) for i in (1, 2, 3)]
 
 
+@pytest.mark.stock
 def test_stock_symbol_name_of_4k(tmp_path):
     f = tmp_path / 'long.Kconfig'
     f.write_text('config %s\n\tbool "b"\n\tdefault y\n' % ('B' * 4096))
@@ -451,6 +454,7 @@ def test_stock_symbol_name_of_4k(tmp_path):
     assert messages(ps) == ['*** Error during sync of the configuration.']
 
 
+@pytest.mark.stock
 def test_stock_config_on_full_fs(tmp_path, full_fs):
     f = tmp_path / 'a.Kconfig'
     f.write_text(''.join('config A%d\n\tbool "a"\n\tdefault y\n' % i
@@ -474,6 +478,7 @@ ASAN_ROWS = ['syntax-error', 'missing-source', 'recursive-source',
              'select-undefined', 'select-int', 'select-string', 'good']
 
 
+@pytest.mark.slow
 def test_sanitizers(tmp_path):
     """conf built with -fsanitize=address,undefined, on each fragment of
     bad-input/ and on the generated ones: no sanitizer report."""

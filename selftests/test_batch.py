@@ -71,6 +71,7 @@ def shuffled(names):
     return names
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize('order', ['sorted', 'reversed', 'shuffled'])
 def test_batch_equals_single_runs(tmp_path, single_runs, order):
     _, _, patched, reports = single_runs
@@ -90,6 +91,7 @@ def test_batch_equals_single_runs(tmp_path, single_runs, order):
     assert differ == [], 'batch report differs from a single run: %s' % differ
 
 
+@pytest.mark.slow
 def test_batch_all_defconfigs_werror(tmp_path, single_runs):
     """Without KCONFIG_BATCH, every defconfig of the architecture is a
     target.  Under KCONFIG_WERROR and KCONFIG_WARN_DROPPED a single run
@@ -124,7 +126,10 @@ def test_batch_all_defconfigs_werror(tmp_path, single_runs):
     assert 'arch/arm/configs/%s:' % held[0] in ps.stdout
 
 
-@pytest.mark.parametrize('board', ['msm-virt', 'qemu-virt'])
+@pytest.mark.parametrize('board', [
+    'msm-virt',
+    # the same path again, for the other board: "check" only
+    pytest.param('qemu-virt', marks=pytest.mark.slow)])
 def test_batch_board(tmp_path, board):
     """A board fragment is a Kconfig tree of its own: its batch equals
     KBUILD_KCONFIG=<fragment> make allnoconfig."""

@@ -25,6 +25,7 @@ def real_unmet(tree, out):
     return ps
 
 
+@pytest.mark.stock
 @pytest.mark.parametrize('mode', ['olddefconfig', 'syncconfig'])
 def test_stock_prints_duplicates(tmp_path, mode):
     out = tmp_path / 'out'

@@ -43,6 +43,7 @@ def small_run():
     return ps, json.loads(result.read_text())
 
 
+@pytest.mark.slow
 def test_identical_configs(small_run):
     ps, r = small_run
     total = r['summary']['total']
@@ -52,6 +53,7 @@ def test_identical_configs(small_run):
     assert total.get('config_diffs', 0) == 0, ps.stdout
 
 
+@pytest.mark.slow
 def test_same_warned_sets(small_run):
     ps, r = small_run
     assert r['summary']['total'].get('warned_diffs', 0) == 0, ps.stdout
@@ -59,11 +61,13 @@ def test_same_warned_sets(small_run):
     assert sum(f.get('unmet', 0) > 0 for f in r['fragments']) >= COUNT
 
 
+@pytest.mark.slow
 def test_each_warning_once(small_run):
     ps, r = small_run
     assert r['summary']['total'].get('duplicates', 0) == 0, ps.stdout
 
 
+@pytest.mark.slow
 def test_hint_goals(small_run):
     """Followed hints leave no warning of their own and add none; every
     warning ends in a hint or "no select can meet it"; 95% of the fixable
@@ -75,6 +79,7 @@ def test_hint_goals(small_run):
     assert failed == [], ps.stdout
 
 
+@pytest.mark.slow
 def test_goals_are_in_the_output(small_run):
     """The thresholds are printed, and the exit status follows the goals."""
     ps, r = small_run
@@ -83,6 +88,7 @@ def test_goals_are_in_the_output(small_run):
     assert ps.returncode == (0 if ok else 1)
 
 
+@pytest.mark.slow
 def test_doctored_results_are_flagged(tmp_path):
     """compare() on real stock and patched runs finds nothing, and flags a
     .config with one line changed, a warning that only one side prints

@@ -207,6 +207,7 @@ def single(tmp_path_factory):
     return ps.returncode, json.loads((tmp / 'single.json').read_text())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize('kind', ['gitlab', 'github'])
 def test_fanout_equals_single_run(kind, single, tmp_path):
     text, _ = pipeline(kind, '--config-only', *[TOP / t if '/' in t else t

@@ -5,6 +5,8 @@ Torvalds's 2010 example, verbatim: a Mykconfig that selects USB and then
 sources "Kconfig", run as "KBUILD_KCONFIG=Mykconfig make allnoconfig".
 """
 
+import pytest
+
 from conftest import (EXAMPLES, KERNEL_VERSION, PATCHED, PRISTINE, kmake,
                       unmet_reports)
 
@@ -22,6 +24,7 @@ def run_mykconfig(tree, tmp_path, env=None):
     return out, kmake(tree, out, 'allnoconfig', env=env)
 
 
+@pytest.mark.stock
 def test_torvalds_example_stock_fails(tmp_path):
     """The baseline: stock cannot parse the example at all (the mainmenu
     of the sourced Kconfig: bison's error is at line 7 on 6.1, 6 on

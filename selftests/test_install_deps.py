@@ -137,6 +137,7 @@ def test_check_finds_a_recommended_package(installed_by_deps):
         'libc6-dev-armel-cross'
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.geteuid() != 0, reason='needs root for unshare -m')
 def test_boot_needs_no_rom_of_a_missing_package(tmp_path, installed_by_deps,
                                                bare_system):

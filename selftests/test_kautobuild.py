@@ -63,7 +63,7 @@ def all_configs(tmp_path_factory):
 
 
 # The defconfig rot after the series' fixes, as --config-only reports it
-# (README, "Before and after"): ARM defconfigs, files with dropped
+# (docs/measurements.md, "Before and after"): ARM defconfigs, files with dropped
 # requests, requests in all, and a defconfig whose request a later line of
 # the same file overrides.
 ROT = {
@@ -72,6 +72,7 @@ ROT = {
 }[KERNEL_VERSION]
 
 
+@pytest.mark.slow
 def test_all_configure(all_configs):
     ps, doc, xml = all_configs[0]
     ndefconfigs, nfiles, nrequests, (overrider, overridden) = ROT
@@ -113,6 +114,7 @@ def test_all_configure(all_configs):
     assert cases[('vexpress_defconfig', 'build')].find('skipped') is not None
 
 
+@pytest.mark.slow
 def test_all_configure_batch(all_configs, single_runs):
     """The defconfigs go through make batchconfig, and each .config is the
     one that make <x>_defconfig alone writes."""
@@ -125,6 +127,7 @@ def test_all_configure_batch(all_configs, single_runs):
     assert differ == []
 
 
+@pytest.mark.slow
 def test_all_rerun_cached(all_configs):
     (_, first, _), (ps, second, _) = all_configs
     assert ps.returncode == 0, ps.stdout
@@ -134,6 +137,7 @@ def test_all_rerun_cached(all_configs):
                for t in second['targets'])
 
 
+@pytest.mark.slow
 def test_fail_on_dropped(all_configs, tmp_path):
     out = Path(all_configs[0][1]['out'])
     ps = kautobuild('--config-only', '--fail-on-dropped', '--out', out,
@@ -145,6 +149,7 @@ def test_fail_on_dropped(all_configs, tmp_path):
     assert st == {'omap2plus_defconfig': 'FAIL', 'vexpress_defconfig': 'PASS'}
 
 
+@pytest.mark.slow
 def test_unmet_select_fails(tmp_path):
     """A fragment with unmet selects among clean targets: exit 1, the
     symbols named in the JSON and in the JUnit failure; the others pass."""
@@ -237,6 +242,7 @@ def test_list():
             ('torvalds-usb', 'fragment', 'x86')]
 
 
+@pytest.mark.slow
 def test_merge(tmp_path):
     """One CI job per target, then --merge: one JSON, one JUnit."""
     names = ['vexpress', EXAMPLES / 'arm-qcom-unmet.Kconfig']
@@ -291,6 +297,7 @@ def full_run(tmp_path_factory):
     return ps, json.loads((tmp / 'full.json').read_text()), tmp / 'full.xml'
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize('board', ['msm-virt'])
 def test_full_run(full_run, board):
     ps, doc, xml = full_run
@@ -316,6 +323,7 @@ def test_full_run(full_run, board):
                for s in ('configure', 'build', 'boot'))
 
 
+@pytest.mark.slow
 def test_full_run_sparse(full_run):
     t = {t['name']: t for t in full_run[1]['targets']}['msm-virt']
     assert t['sparse'] is not None
@@ -323,6 +331,7 @@ def test_full_run_sparse(full_run):
     assert Path(t['steps']['build']['sparse_log']).is_file()
 
 
+@pytest.mark.slow
 def test_rerun_skips_build(full_run, tmp_path):
     """Nothing changed since the full run: the build is skipped, the
     kernel boots again."""
@@ -334,6 +343,7 @@ def test_rerun_skips_build(full_run, tmp_path):
     assert t['steps']['boot']['status'] == 'PASS'
 
 
+@pytest.mark.slow
 def test_lava_jobs_validate(full_run):
     """The LAVA job of each boot passes LAVA's own schema (lava-common)."""
     schemas = pytest.importorskip('lava_common.schemas')
@@ -382,6 +392,7 @@ needs_lava_run = pytest.mark.skipif(not LAVA_RUN,
                                     reason='lava-run runs only as root')
 
 
+@pytest.mark.slow
 @needs_lava_run
 @pytest.mark.parametrize('board', ['msm-virt'])
 def test_full_run_lava(full_run, board):
@@ -407,6 +418,7 @@ def test_full_run_lava(full_run, board):
     assert 'kautobuild: LAVA (lava-run): msm-virt pass' in ps.stdout
 
 
+@pytest.mark.slow
 @needs_lava_run
 def test_lava_run_failures(full_run, tmp_path):
     """A broken init (a driver that does not register: BOOT: FAIL) is a
@@ -442,6 +454,7 @@ def test_lava_run_failures(full_run, tmp_path):
     assert 'lava: lava job: fail (lava-test-monitor timed out' in ps.stdout
 
 
+@pytest.mark.slow
 def test_audit_step(tmp_path):
     """--audit: the selects of each board's own files that a configuration
     derived from it can leave unmet.  msm-virt before the series' fix

@@ -50,6 +50,7 @@ def check_fixed(tmp_path, fragment, arch, gone=()):
                 str(fragment)).returncode == 0
 
 
+@pytest.mark.slow
 def test_fix_msm_board(tmp_path):
     fragment = tmp_path / 'msm-board.Kconfig'
     shutil.copy(EXAMPLES / 'msm-board.Kconfig', fragment)
@@ -78,6 +79,7 @@ def test_fix_msm_board(tmp_path):
     check_fixed(tmp_path, fragment, 'arm', gone)
 
 
+@pytest.mark.slow
 def test_fix_torvalds_example(tmp_path):
     fragment = tmp_path / 'Mykconfig'
     shutil.copy(EXAMPLES / 'torvalds-usb.Kconfig', fragment)
@@ -111,6 +113,7 @@ QCOM_SMMU = pytest.mark.xfail(KERNEL_VERSION != '6.1', strict=True,
                               'it" for !GENERIC_ATOMIC64')
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize('defconfig', [
     'vexpress_defconfig', 'imx_v6_v7_defconfig',
     pytest.param('qcom_defconfig', marks=QCOM_SMMU), 'sunxi_defconfig'])

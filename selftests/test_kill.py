@@ -268,6 +268,7 @@ def findings(results):
     return found
 
 
+@pytest.mark.slow
 def test_kill_patched(tmp_path, shim):
     old, new, results = kill_test(PATCHED, tmp_path, shim, FRAGMENT)
     for f in ('include/config/auto.conf.unmet', REPORT):
@@ -278,6 +279,7 @@ def test_kill_patched(tmp_path, shim):
     assert recovered and all(recovered)
 
 
+@pytest.mark.slow
 def test_kill_stock(tmp_path, shim):
     """The baseline.  Stock conf_write() renames .config to .config.old
     before it renames the new file to .config: killed in between, there is

@@ -13,6 +13,7 @@ from conftest import KERNEL_VERSION, PATCHED, PRISTINE, kmake
 STRICT = {'KCONFIG_WARN_UNKNOWN_SYMBOLS': '1', 'KCONFIG_WARN_DROPPED': '1'}
 
 
+@pytest.mark.stock
 def test_stock_qcom_defconfig(tmp_path):
     ps = kmake(PRISTINE, tmp_path, 'qcom_defconfig', arch='arm', env=STRICT)
     assert ps.returncode == 0

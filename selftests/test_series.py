@@ -162,6 +162,7 @@ def test_git_am():
     assert subjects == expected
 
 
+@pytest.mark.slow
 def test_every_prefix_builds_and_passes_testconfig(tmp_path):
     """Bisectable: at each commit of the series that changes kconfig,
     conf builds and the kconfig unit tests (stock ones and those added so

@@ -7,7 +7,13 @@ with unmet selects, synced once by a plain "make prepare", then passes
 "KCONFIG_WERROR=1 make prepare".
 """
 
+import pytest
+
 from conftest import PATCHED, PRISTINE, REAL_UNMET, kmake, real_unmet_env
+
+# "make prepare" builds the host programs and prepares the tree, twice:
+# "make -f Kbuild.mk check" only
+pytestmark = pytest.mark.slow
 
 
 def synced_real_unmet(tree, out):
@@ -18,6 +24,7 @@ def synced_real_unmet(tree, out):
     assert ps.returncode == 0, ps.stdout
 
 
+@pytest.mark.stock
 def test_stock_stale_build_passes(tmp_path):
     out = tmp_path / 'out'
     synced_real_unmet(PRISTINE, out)

@@ -5,6 +5,8 @@
 import re
 import subprocess
 
+import pytest
+
 from conftest import (PATCHED, PRISTINE, STOCK_TESTS,
                       STOCK_TESTS_BROKEN_PIPE, kmake)
 
@@ -15,6 +17,7 @@ def run_testconfig(tree, out):
     return ps, int(m.group(1)) if m else 0
 
 
+@pytest.mark.stock
 def test_stock_testconfig(tmp_path):
     ps, passed = run_testconfig(PRISTINE, tmp_path)
     assert ps.returncode == 0, ps.stdout
@@ -41,6 +44,7 @@ exit $rc
 '''
 
 
+@pytest.mark.slow
 def test_conf_closing_its_input(tmp_path):
     """The interactive tests write newlines to conf until it exits.  In
     stock 6.1 a write after conf has closed its input fails the test with

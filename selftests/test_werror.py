@@ -15,6 +15,9 @@ from conftest import FRAGMENTS, PATCHED, PRISTINE, kmake, \
 FRAGMENT = str(FRAGMENTS / 'always-unmet.Kconfig')
 MODES = ['allnoconfig', 'allyesconfig', 'allmodconfig', 'alldefconfig',
          'randconfig', 'defconfig', 'olddefconfig', 'oldconfig', 'syncconfig']
+# "make -f Kbuild.mk test" checks one mode of each kind (all*config,
+# randconfig, and the two that start from a .config); "check" all of them
+EVERYDAY = ('allnoconfig', 'randconfig', 'olddefconfig', 'syncconfig')
 
 
 def existing_config(tree, out):
@@ -29,7 +32,9 @@ def existing_config(tree, out):
     return snapshot(out)
 
 
-@pytest.mark.parametrize('mode', MODES)
+@pytest.mark.parametrize('mode', [m if m in EVERYDAY else
+                                  pytest.param(m, marks=pytest.mark.slow)
+                                  for m in MODES])
 def test_mode_fails_and_keeps_config(tmp_path, mode):
     before = existing_config(PATCHED, tmp_path)
     assert '.config' in before and 'include/config/auto.conf' in before
@@ -43,6 +48,7 @@ def test_mode_fails_and_keeps_config(tmp_path, mode):
     assert snapshot(tmp_path) == before
 
 
+@pytest.mark.stock
 def test_stock_real_unmet_passes_the_gate(tmp_path):
     """The baseline: stock kconfig lets the tree's real unmet select
     through under KCONFIG_WERROR (6.1: randconfig, 6.12: allnoconfig),
