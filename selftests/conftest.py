@@ -213,8 +213,3 @@ def single_runs(tmp_path_factory):
         patched = pool.submit(configure_all, PATCHED, tmp / 'patched', todo,
                               reports)
         return todo, stock.result(), patched.result(), reports
-
-
-def pytest_configure(config):
-    config.addinivalue_line('markers', 'slow: a long test (minutes); '
-                            'deselect with -m "not slow"')

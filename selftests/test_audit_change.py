@@ -36,8 +36,10 @@ from kbuildgate import audit
 
 TOOL = str(TOP / 'tools' / 'kconfig-audit')
 
-pytestmark = pytest.mark.skipif(KERNEL_VERSION != '6.1',
-                                reason='the patches are 6.1\'s lines')
+# slow: the first audit of the tree is cold (about 75 s of CPU)
+pytestmark = [pytest.mark.skipif(KERNEL_VERSION != '6.1',
+                                 reason='the patches are 6.1\'s lines'),
+              pytest.mark.slow]
 
 MAPLE = ('TEST_MAPLE_TREE', 'DEBUG_MAPLE_TREE')
 

@@ -81,7 +81,8 @@ def test_arm_fragment(tmp_path):
     assert ('%s:7: warning: MY_QCOM_BOARD [=y] selects ARCH_MULTI_V7, whose '
             'direct dependencies are unmet' % frag) in ps.stdout
     where = {'6.1': 'arch/arm/Kconfig:374',
-             '6.12': 'arch/arm/Kconfig.platforms:42'}[KERNEL_VERSION]
+             '6.12': 'arch/arm/Kconfig.platforms:42',
+             '7.2': 'arch/arm/Kconfig.platforms:38'}[KERNEL_VERSION]
     assert '%s: note: ARCH_MULTI_V7 depends on [n]: MMU [=n]' % where \
         in ps.stdout
     assert ('%s:9: warning: MY_QCOM_BOARD [=y] selects PINCTRL_MSM8960' % frag) \

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The MSM defconfigs, before and after the series' fixes: qcom_defconfig
 asked for 11 symbols that no longer exist (16 on 6.12, which removed the
-32-bit MSM SoC options too), multi_v7_defconfig asked for QCOM_RPMH=y and
+32-bit MSM SoC options too, 13 on 7.2), multi_v7_defconfig asked for QCOM_RPMH=y and
 QCOM_RPMHPD=y and got m (6.12 asks for m)."""
 
 import re
@@ -18,11 +18,13 @@ def test_stock_qcom_defconfig(tmp_path):
     ps = kmake(PRISTINE, tmp_path, 'qcom_defconfig', arch='arm', env=STRICT)
     assert ps.returncode == 0
     assert ps.stdout.count('warning: unknown symbol: ') == \
-        {'6.1': 11, '6.12': 16}[KERNEL_VERSION]
+        {'6.1': 11, '6.12': 16, '7.2': 13}[KERNEL_VERSION]
+    # 7.2's qcom_defconfig no longer asks for USB_EHCI_MSM
     for sym in ('MTD_M25P80', 'INPUT_MSM_VIBRATOR', 'USB_EHCI_MSM',
                 'USB_CHIPIDEA_ULPI', 'USB_MSM_OTG', 'QCOM_ADSP_PIL',
                 'QCOM_Q6V5_PIL', 'QCOM_PM'):
-        assert 'unknown symbol: %s\n' % sym in ps.stdout
+        if sym != 'USB_EHCI_MSM' or KERNEL_VERSION != '7.2':
+            assert 'unknown symbol: %s\n' % sym in ps.stdout
 
 
 def test_qcom_defconfig_clean(tmp_path):
@@ -67,5 +69,8 @@ def test_multi_v7_rpmh_upstream(tmp_path):
     assert 'CONFIG_QCOM_RPMH=m\n' in config
     assert 'CONFIG_QCOM_RPMHPD=m\n' in config
     dropped = re.findall(r'warning: CONFIG_(\w+)=\w+ was dropped', ps.stdout)
-    assert sorted(dropped) == ['CRYPTO_CHACHA20_NEON', 'FB_SH_MOBILE_LCDC',
-                               'USB_GPIO_VBUS'], ps.stdout
+    assert sorted(dropped) == {
+        '6.12': ['CRYPTO_CHACHA20_NEON', 'FB_SH_MOBILE_LCDC',
+                 'USB_GPIO_VBUS'],
+        '7.2': ['CRYPTO_AES', 'FB_SH_MOBILE_LCDC']}[KERNEL_VERSION], \
+        ps.stdout
