@@ -77,6 +77,8 @@ def split(stdout, tool):
             [l for l in lines if l.startswith(tool + ': ')])
 
 
+# slow: three tools, each configuring in a fresh folder (over 10 s of CPU)
+@pytest.mark.slow
 @pytest.mark.parametrize('name', sorted(CASES))
 def test_same_lines(fragments, tmp_path, name):
     reason, arch = CASES[name]
@@ -150,6 +152,7 @@ def test_fix_refuses_undefined(fragments, tmp_path):
     assert frag.read_bytes() == before
 
 
+@pytest.mark.slow
 def test_kautobuild_reasons(fragments, tmp_path):
     """kautobuild on the same fragments: each FAIL with its reason first,
     then conf's lines as they are."""
