@@ -112,7 +112,8 @@ def test_backport_names_its_primary(name):
             or m.group(2)
 
 
-@pytest.mark.parametrize('name', series())
+@pytest.mark.parametrize('name', series() + ([COVER.name] if COVER.exists()
+                                             else []))
 def test_checkpatch_strict(name):
     # checkpatch runs spdxcheck.py with python3 from PATH: use Debian's
     env = dict(os.environ, PATH='/usr/bin:' + os.environ['PATH'])
