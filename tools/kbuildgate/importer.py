@@ -298,6 +298,88 @@ def place_selects(nodes, boards):
     return nodes
 
 
+def users_of(items, index):
+    """The bit mask of the boards whose selects include all of @items."""
+    mask = -1
+    for it in items:
+        mask &= index.get(it, 0)
+        if not mask:
+            break
+    return mask
+
+
+def best_group(seed, boards, sets, index):
+    """The group that saves most lines among those around board @seed:
+    its selects shared with the boards most like it, one more board at a
+    time.  Returns (saving, items, users mask) or None."""
+    others = sorted((b for b in boards if b != seed),
+                    key=lambda b: (-len(sets[seed] & sets[b]), b))
+    items, best = set(sets[seed]), None
+    for b in others:
+        items &= sets[b]
+        if len(items) < 2:
+            break
+        mask = users_of(items, index)
+        u, k = bin(mask).count('1'), len(items)
+        # the group's file: a header, the carrier, k selects; each user
+        # trades its k selects for one source line
+        saving = u * k - (k + 2) - u
+        if saving > 0 and (not best or saving > best[0]):
+            best = (saving, frozenset(items), mask)
+    return best
+
+
+def place_groups(nodes, prefix='shared'):
+    """What boards share beyond their levels, in groups: a group is a file
+    of selects that each of its boards sources instead of carrying them.
+    Greedy: in each round the groups that save most lines, around each
+    board in turn, those whose boards no other group of the round takes;
+    until no group saves a line.  Returns {group key: node}; the boards'
+    nodes get 'groups' and lose the selects."""
+    boards = sorted(k for k, n in nodes.items() if n.get('board'))
+    bit = {b: 1 << i for i, b in enumerate(boards)}
+    sets = {b: set(nodes[b]['select']) for b in boards}
+    groups, same = {}, {}
+    while True:
+        index = collections.defaultdict(int)
+        for b in boards:
+            for it in sets[b]:
+                index[it] |= bit[b]
+        cands = [g for g in (best_group(b, boards, sets, index)
+                             for b in boards) if g]
+        if not cands:
+            break
+        taken = 0
+        for saving, items, mask in sorted(cands, key=lambda g: (
+                -g[0], sorted(g[1]))):
+            if mask & taken:
+                continue
+            taken |= mask
+            users = [b for b in boards if bit[b] & mask]
+            key = same.get(mask)
+            if key:
+                # the same boards again: one file for both
+                groups[key]['select'] |= items
+            else:
+                key = '%s-%s+%s' % (prefix, users[0], users[1] if
+                                    len(users) == 2 else len(users) - 1)
+                n = 1
+                while key + ('.%d' % n if n > 1 else '') in groups:
+                    n += 1
+                key += '.%d' % n if n > 1 else ''
+                same[mask] = key
+                groups[key] = {'parent': None, 'boards': users,
+                               'select': set(items), 'group': True}
+            for b in users:
+                sets[b] -= items
+                if key not in nodes[b].setdefault('groups', []):
+                    nodes[b]['groups'].append(key)
+    for b in boards:
+        nodes[b]['select'] = sets[b]
+        nodes[b]['groups'] = sorted(nodes[b].get('groups', ()))
+    return groups
+
+
 def source_path(path, srctree):
     """How a fragment names another in 'source': relative to the source
     tree when it is inside it, else absolute."""
@@ -314,12 +396,17 @@ def select_lines(selects, defaults=()):
 
 def fragment_text(key, node, nodes, out, srctree, carrier, defaults,
                   defconfig=None):
-    """A board or level file: a header line naming where it comes from,
-    the level above, and the selects (the make command is in
-    docs/import.md)."""
+    """A board, level or group file: a header line naming where it comes
+    from, the level above and the groups it uses, and the selects (the
+    make command is in docs/import.md)."""
     if node.get('board'):
         text = '# %s: %s, by "kconfig-fragment import"; do not edit\n' % (
             key, defconfig)
+    elif node.get('group'):
+        text = '# %s: what %d boards share (%s), by "kconfig-fragment ' \
+            'import"; do not edit\n' % (key, len(node['boards']),
+                                        ' '.join(node['boards']))
+        return text + 'config %s\n' % carrier + select_lines(node['select'])
     else:
         text = '# %s: the level of %s, by "kconfig-fragment import"; do ' \
             'not edit\n' % (key, 'every board' if not node['parent'] else
@@ -328,6 +415,9 @@ def fragment_text(key, node, nodes, out, srctree, carrier, defaults,
     p = node['parent']
     text += 'source "%s"\n' % (source_path(os.path.join(
         out, 'Kconfig.' + p), srctree) if p else 'Kconfig')
+    for g in node.get('groups', ()):
+        text += 'source "%s"\n' % source_path(os.path.join(
+            out, 'Kconfig.' + g), srctree)
     if node['select'] or defaults:
         text += '\nconfig %s\n' % carrier + select_lines(node['select'],
                                                          defaults)
@@ -452,6 +542,8 @@ def import_all(args):
     nodes = build_hierarchy(boards, arch)
     placed = place_defaults(nodes, arch, boards, conds)
     place_selects(nodes, boards)
+    groups = {} if args.no_groups else place_groups(nodes)
+    nodes.update(groups)
 
     written, files = 0, {}
     for key, node in sorted(nodes.items()):
@@ -484,7 +576,7 @@ def import_all(args):
     lines = {os.path.basename(p): t.count('\n') for p, t in files.items()}
     shape = []
     for key, node in sorted(nodes.items()):
-        if node.get('board'):
+        if node.get('board') or node.get('group'):
             continue
         shape.append({'level': key, 'parent': node['parent'],
                       'boards': len(node['boards']),
@@ -500,7 +592,12 @@ def import_all(args):
         'flat_selects': flat,
         'config_files': sum(1 for p in files if p.endswith('.config')),
         'levels': shape,
+        'groups': [{'group': k, 'boards': g['boards'],
+                    'selects': len(g['select']),
+                    'lines': lines['Kconfig.' + k]}
+                   for k, g in sorted(groups.items())],
         'boards': {n: {'parent': nodes[n]['parent'],
+                       'groups': nodes[n].get('groups', []),
                        'selects': len(nodes[n]['select']),
                        'defaults': len(placed[n]),
                        'lines': lines['Kconfig.' + n] + lines.get(
@@ -517,10 +614,10 @@ def import_all(args):
         'import_seconds': round(seconds, 1),
     }
     print('kconfig-fragment: import: %d defconfig(s), %d lines -> %d lines '
-          'in %d files (%d levels), %d select(s) and %d restated default(s) (%d flat selects), %d dropped '
+          'in %d files (%d levels, %d groups), %d select(s) and %d restated default(s) (%d flat selects), %d dropped '
           'request(s) in %d defconfig(s), %d file(s) written, %d removed, %.1f s' % (
               len(names), defconfig_lines, report['lines'], len(files),
-              len(shape), report['select_lines'], report['default_lines'],
+              len(shape), len(groups), report['select_lines'], report['default_lines'],
               report['flat_selects'],
               report['dropped'], report['dropped_files'], written, removed,
               seconds),
@@ -563,6 +660,9 @@ def add_parser(sub):
     p.add_argument('--no-defaults', action='store_true',
                    help='do not restate defaults as "select SYM if COND": '
                    'plain selects only')
+    p.add_argument('--no-groups', action='store_true',
+                   help='no shared groups: what a board needs beyond its '
+                   'levels stays in its own file')
     p.add_argument('--check', action='store_true',
                    help='configure each board and compare its .config')
     p.add_argument('--json', help='write the figures here')
