@@ -4,10 +4,15 @@
   board-boot [--srctree DIR] [--out DIR] [--jobs N] [--timeout S]
              [--no-sparse] BOARD
 
-BOARD names a file in qemu-images/boards/ (FRAGMENT or DEFCONFIG and
-CONFIG_FRAGMENT, ARCH, MACHINE, CPU, EXPECT, SPARSE).  The steps, each with
-its log in OUT/BOARD/:
+BOARD names a file in qemu-images/boards/ (FRAGMENT, DEFCONFIG or IMPORT,
+and CONFIG_FRAGMENT, ARCH, MACHINE, CPU, EXPECT, SPARSE).  The steps, each
+with its log in OUT/BOARD/:
 
+  import     for IMPORT=NAME: "kconfig-fragment import --check" of
+             NAME_defconfig into OUT/BOARD/import/ (the generated board,
+             its .config compared with the defconfig's), which is then
+             the FRAGMENT, its NAME.config and CONFIG_FRAGMENT together
+             the KCONFIG_ALLCONFIG
   configure  KBUILD_KCONFIG=FRAGMENT KCONFIG_WERROR=1 make allnoconfig,
              CONFIG_FRAGMENT as KCONFIG_ALLCONFIG if there is one, with
              kconfig's JSON report; or make DEFCONFIG, the
@@ -108,7 +113,26 @@ def main():
     steps = Steps(out)
     verdict = 'FAIL'
 
-    if 'DEFCONFIG' in board:
+    rc = 0
+    if 'IMPORT' in board:
+        # the board that kconfig-fragment import makes of the defconfig
+        name = board['IMPORT']
+        imported = os.path.join(out, 'import')
+        rc, _ = steps.run('import', [
+            sys.executable, os.path.join(TOP, 'tools', 'kconfig-fragment'),
+            'import', '--srctree', srctree, '--arch', arch, '--out',
+            imported, '--work', os.path.join(out, 'import-work'), '--check',
+            '--json', os.path.join(out, 'import.json'), name])
+        board['FRAGMENT'] = os.path.join(imported, 'Kconfig.' + name)
+        allconfig = ''
+        for f in (os.path.join(imported, name + '.config'),
+                  os.path.join(BOARDS, board.get('CONFIG_FRAGMENT', ''))):
+            if os.path.isfile(f):
+                with open(f) as fh:
+                    allconfig += fh.read()
+        board['CONFIG_FRAGMENT'] = os.path.join(out, 'allconfig')
+        util.write_atomic(board['CONFIG_FRAGMENT'], allconfig)
+    if not rc and 'DEFCONFIG' in board:
         # A defconfig, with a config fragment merged in, must be clean
         # under every warning kconfig has.
         env.update(KCONFIG_WARN_DROPPED='1', KCONFIG_WARN_UNKNOWN_SYMBOLS='1')
@@ -120,7 +144,7 @@ def main():
                                             board['DEFCONFIG'], merge, out,
                                             out, fragment), 'sh'] + kmake,
                           env=dict(env, ARCH=arch, CROSS_COMPILE=cross))
-    else:
+    elif not rc:
         env['KBUILD_KCONFIG'] = board['FRAGMENT']
         if board.get('CONFIG_FRAGMENT'):
             # values the board's configuration starts from
