@@ -26,9 +26,13 @@ Steps:
      MULTI_FAMILIES of them), then the CPU architectures (the CPU_32v*
      symbols at y), then the architecture; a level with one child is left
      out.  Each level selects what every board below it needs, and no
-     more; the rest is the board's own;
-  4. write DIR/Kconfig.NAME, DIR/Kconfig.<level>, and DIR/NAME.config
-     where a board needs one; a file whose text is unchanged is not
+     more;
+  4. what several boards share beyond their levels goes in a group,
+     DIR/Kconfig.shared-..., that each of them sources (greedy: the
+     groups that save most lines first; --no-groups leaves them out);
+     the rest is the board's own;
+  5. write DIR/Kconfig.NAME, DIR/Kconfig.<level>, the groups, and
+     DIR/NAME.config where a board needs one; a file whose text is unchanged is not
      rewritten, and the files of an earlier import that this one does
      not write (their first line says so) are removed.
 
