@@ -73,6 +73,8 @@ from .run import Run
 from .sanitize import SetupError, build_conf
 
 MULTI_FAMILIES = 3
+# a group is worth a file of its own when it saves this many lines
+GROUP_SAVING = 10
 
 
 class Error(Exception):
@@ -312,7 +314,7 @@ def users_of(items, index):
     return mask
 
 
-def best_group(seed, boards, sets, index):
+def best_group(seed, boards, sets, index, min_saving):
     """The group that saves most lines among those around board @seed:
     its selects shared with the boards most like it, one more board at a
     time.  Returns (saving, items, users mask) or None."""
@@ -328,17 +330,18 @@ def best_group(seed, boards, sets, index):
         # the group's file: a header, the carrier, k selects; each user
         # trades its k selects for one source line
         saving = u * k - (k + 2) - u
-        if saving > 0 and (not best or saving > best[0]):
+        if saving >= min_saving and (not best or saving > best[0]):
             best = (saving, frozenset(items), mask)
     return best
 
 
-def place_groups(nodes, prefix='shared'):
+def place_groups(nodes, min_saving=GROUP_SAVING, prefix='shared'):
     """What boards share beyond their levels, in groups: a group is a file
     of selects that each of its boards sources instead of carrying them.
     Greedy: in each round the groups that save most lines, around each
     board in turn, those whose boards no other group of the round takes;
-    until no group saves a line.  Returns {group key: node}; the boards'
+    until no group saves @min_saving lines (fewer files: a group that
+    saves a line or two is not worth a reader's look).  Returns {group key: node}; the boards'
     nodes get 'groups' and lose the selects."""
     boards = sorted(k for k, n in nodes.items() if n.get('board'))
     bit = {b: 1 << i for i, b in enumerate(boards)}
@@ -349,8 +352,8 @@ def place_groups(nodes, prefix='shared'):
         for b in boards:
             for it in sets[b]:
                 index[it] |= bit[b]
-        cands = [g for g in (best_group(b, boards, sets, index)
-                             for b in boards) if g]
+        cands = [g for g in (best_group(b, boards, sets, index,
+                                        min_saving) for b in boards) if g]
         if not cands:
             break
         taken = 0
@@ -509,6 +512,9 @@ def import_all(args):
     srctree = os.path.abspath(args.srctree)
     if not os.path.isfile(os.path.join(srctree, 'scripts/kconfig/conf.c')):
         raise Error('%s is not a kernel tree' % srctree)
+    if args.group_saving < 1:
+        raise Error('--group-saving %d: a group must save at least 1 line'
+                    % args.group_saving)
     arch = args.arch
     cfgdir = os.path.join(srctree, 'arch', arch, 'configs')
     names = sorted(re.sub(r'_defconfig$', '', os.path.basename(d))
@@ -546,7 +552,8 @@ def import_all(args):
     nodes = build_hierarchy(boards, arch)
     placed = place_defaults(nodes, arch, boards, conds)
     place_selects(nodes, boards)
-    groups = {} if args.no_groups else place_groups(nodes)
+    groups = {} if args.no_groups else place_groups(nodes,
+                                                     args.group_saving)
     nodes.update(groups)
 
     written, files = 0, {}
@@ -667,6 +674,9 @@ def add_parser(sub):
     p.add_argument('--no-groups', action='store_true',
                    help='no shared groups: what a board needs beyond its '
                    'levels stays in its own file')
+    p.add_argument('--group-saving', type=int, default=GROUP_SAVING,
+                   metavar='LINES', help='make a group only where it saves '
+                   'at least LINES lines (default %(default)s)')
     p.add_argument('--check', action='store_true',
                    help='configure each board and compare its .config')
     p.add_argument('--json', help='write the figures here')
