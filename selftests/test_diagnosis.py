@@ -141,3 +141,54 @@ def test_report_through_symlink(tmp_path):
 
 
 FRAGMENT_CONFLICT = __import__('conftest').FRAGMENTS / 'conflict.Kconfig'
+
+
+def board(tmp_path, name, selects):
+    """Configure, on ARM allnoconfig, a board that selects @selects before
+    source "Kconfig"; return (output, JSON report)."""
+    kconfig = tmp_path / ('%s.Kconfig' % name)
+    kconfig.write_text('config MYBOARD\n\tbool\n\tdefault y\n' +
+                       ''.join('\tselect %s\n' % s for s in selects) +
+                       '\nsource "Kconfig"\n')
+    report = tmp_path / ('%s.json' % name)
+    ps = kmake(PATCHED, tmp_path / name, 'allnoconfig', arch='arm',
+               env={'KBUILD_KCONFIG': str(kconfig),
+                    'KCONFIG_UNMET_REPORT': str(report)})
+    assert ps.returncode == 0, ps.stdout
+    return ps.stdout, json.loads(report.read_text())
+
+
+def test_hint_through_or_that_holds(tmp_path):
+    """VIDEO_OV13858 needs VIDEO_DEV, which needs I2C || I2C=n, and the
+    camera sensors, which need I2C: I2C=n holds while I2C is off, but so
+    does I2C once it is on.  The hint used to keep I2C off and say that
+    no select can meet it; it names what meets it, and following it
+    leaves nothing unmet."""
+    out, r = board(tmp_path, 'ov', ['VIDEO_OV13858'])
+    assert 'no select can meet it' not in out
+    [ov] = r['unmet']
+    assert ov['symbol'] == 'VIDEO_OV13858'
+    assert ov['can_fix'] is True
+    assert {'MEDIA_SUPPORT', 'VIDEO_DEV', 'I2C'} <= set(ov['hint'])
+    out, r = board(tmp_path, 'ov-fixed', ['VIDEO_OV13858'] + r['hint'])
+    assert r['unmet'] == [], out
+
+
+def test_union_conflict_note(tmp_path):
+    """ARCH_MXC is met while ARM_SINGLE_ARMV7M (!MMU) is on; TMPFS's own
+    hint, MMU and SHMEM, turns it off.  The union used to give nothing, a
+    fragment stuck with a hint that it cannot follow.  A note at TMPFS
+    names the conflict and what the union selects instead, the JSON
+    report says the same, and following the union meets both."""
+    out, r = board(tmp_path, 'mxc', ['ARCH_MXC', 'TMPFS'])
+    [tmpfs] = r['unmet']
+    assert tmpfs['symbol'] == 'TMPFS' and tmpfs['hint'] == ['MMU', 'SHMEM']
+    [c] = r['conflicts']
+    assert c['symbol'] == 'TMPFS' and c['hint'] == ['MMU', 'SHMEM']
+    assert c['conflicts_with'] == ['ARCH_MXC']
+    assert c['next_hint'] == r['hint']
+    assert {'MMU', 'SHMEM'} < set(r['hint'])
+    assert 'note: the hint of TMPFS, MMU SHMEM, conflicts with ARCH_MXC; ' \
+        'the union selects %s instead' % ' '.join(r['hint']) in out
+    out, r = board(tmp_path, 'mxc-fixed', ['ARCH_MXC', 'TMPFS'] + r['hint'])
+    assert r['unmet'] == [], out
