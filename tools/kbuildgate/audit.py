@@ -115,12 +115,17 @@ def cache_dir(srctree, arch):
     kept, between runs: build/out/audit/cache/ARCH-HASH, HASH that of the
     kconfig sources, so that a copy of the tree (--patch, --base-rev)
     uses the program and conf of the tree it comes from."""
+    return Path(util.TREES) / 'out' / 'audit' / 'cache' / (
+        '%s-%s' % (arch, kconfig_hash(srctree)))
+
+
+def kconfig_hash(srctree):
+    """The hash of @srctree's kconfig sources: conf's code."""
     h = hashlib.sha256()
     for f in kconfig_sources(srctree):
         h.update(os.path.basename(f).encode() + b'\0')
         h.update(Path(f).read_bytes())
-    return Path(util.TREES) / 'out' / 'audit' / 'cache' / (
-        '%s-%s' % (arch, h.hexdigest()[:12]))
+    return h.hexdigest()[:12]
 
 
 def build_tool(srctree, out):
@@ -326,12 +331,14 @@ def tree_key(srctree, arch, kconfig, options):
 class Answers:
     """The answers of every question asked so far, by cone hash (the
     select and the definitions of the symbols that its answer depends
-    on, kconfig-audit.c's cone_hash()), for ARCH: unsat, carried, a
-    finding (with conf's diagnosis and its .config) or a rejected
-    candidate (with the reason)."""
+    on, kconfig-audit.c's cone_hash()), for ARCH and one conf (its
+    diagnosis is in the answers): unsat, carried, a finding (with conf's
+    diagnosis and its .config) or a rejected candidate (with the
+    reason)."""
 
-    def __init__(self, arch):
-        self.dir = cache_root() / ('%s-%s' % (arch, tool_hash()))
+    def __init__(self, arch, srctree):
+        self.dir = cache_root() / ('%s-%s-%s' % (arch, tool_hash(),
+                                                 kconfig_hash(srctree)))
         self.path = self.dir / 'answers.json'
         try:
             self.db = json.loads(self.path.read_text())
@@ -400,7 +407,7 @@ def audit_tree(srctree, arch, kconfig, out, opts, build_from=None,
     if fdir.exists():
         shutil.rmtree(fdir)
     fdir.mkdir(parents=True)
-    answers = Answers(arch) if use_cache else None
+    answers = Answers(arch, srctree) if use_cache else None
     if use_cache and (tdir / 'audit.json').is_file():
         doc = json.loads((tdir / 'audit.json').read_text())
         # the reproducers are the answers' models, kept once
