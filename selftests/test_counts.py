@@ -34,7 +34,8 @@ def test_stock_prints_duplicates(tmp_path, mode):
     assert unmet_reports(ps.stdout).count(REAL_UNMET.symbol) >= 2
 
 
-@pytest.mark.parametrize('mode', ['first', 'olddefconfig', 'syncconfig'])
+@pytest.mark.parametrize('mode', ['first', 'olddefconfig', pytest.param(
+    'syncconfig', marks=pytest.mark.slow)])
 def test_reported_once(tmp_path, mode):
     out = tmp_path / 'out'
     ps = real_unmet(PATCHED, out)

@@ -106,7 +106,8 @@ def test_dropped_request_gate(tmp_path):
     assert snapshot(tmp_path / 'out') == before
 
 
-@pytest.mark.parametrize('path', ['missing/report.json', '/dev/full'])
+@pytest.mark.parametrize('path', [
+    pytest.param('missing/report.json', marks=pytest.mark.slow), '/dev/full'])
 def test_unwritable_report(tmp_path, path):
     out = tmp_path / 'out'
     (out).mkdir()
@@ -158,6 +159,8 @@ def board(tmp_path, name, selects):
     return ps.stdout, json.loads(report.read_text())
 
 
+# over 6 s on its own: "make -f Kbuild.mk check" only (docs/ci.md)
+@pytest.mark.slow
 def test_hint_through_or_that_holds(tmp_path):
     """VIDEO_OV13858 needs VIDEO_DEV, which needs I2C || I2C=n, and the
     camera sensors, which need I2C: I2C=n holds while I2C is off, but so
@@ -174,6 +177,8 @@ def test_hint_through_or_that_holds(tmp_path):
     assert r['unmet'] == [], out
 
 
+# over 6 s on its own: "make -f Kbuild.mk check" only (docs/ci.md)
+@pytest.mark.slow
 def test_union_conflict_note(tmp_path):
     """ARCH_MXC is met while ARM_SINGLE_ARMV7M (!MMU) is on; TMPFS's own
     hint, MMU and SHMEM, turns it off.  The union used to give nothing, a

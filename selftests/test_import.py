@@ -205,6 +205,8 @@ def test_import_of_fewer_boards_removes_the_others(imported, tmp_path):
     assert 'Kconfig.mine' in left and 'Kconfig.zeus' in left
 
 
+# over 6 s on its own: "make -f Kbuild.mk check" only (docs/ci.md)
+@pytest.mark.slow
 def test_kautobuild_gates_the_folder(imported, tmp_path):
     """kautobuild --fragments DIR: every board of the folder, configured
     with its NAME.config, the same JSON and JUnit as for other targets."""

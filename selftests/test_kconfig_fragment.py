@@ -133,6 +133,8 @@ def test_fix_fragments_from_defconfigs(tmp_path, defconfig):
     check_fixed(tmp_path, fragment, 'arm')
 
 
+# over 6 s on its own: "make -f Kbuild.mk check" only (docs/ci.md)
+@pytest.mark.slow
 def test_fix_refuses_v5_with_v7(tmp_path):
     """ARCH_MULTI_V5 depends on !ARCH_MULTI_V6_V7, which ARCH_MULTI_V7
     selects: a board cannot have both."""

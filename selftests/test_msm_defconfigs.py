@@ -39,6 +39,8 @@ def test_qcom_defconfig_clean(tmp_path):
         assert 'CONFIG_%s=y\n' % sym in config
 
 
+# over 6 s on its own: "make -f Kbuild.mk check" only (docs/ci.md)
+@pytest.mark.slow
 @pytest.mark.skipif(KERNEL_VERSION != '6.1',
                     reason='6.12 asks for m: test_multi_v7_rpmh_upstream')
 def test_multi_v7_rpmh(tmp_path):
