@@ -420,6 +420,8 @@ def bench_audit(tmp):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--version', action='version',
+                    version='%(prog)s ' + util.VERSION)
     ap.add_argument('--json', help='write the figures here')
     ap.add_argument('--part', action='append',
                     choices=('instructions', 'gate', 'audit'),

@@ -85,6 +85,8 @@ class Steps:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--version', action='version',
+                    version='%(prog)s ' + util.VERSION)
     ap.add_argument('--srctree', default=os.path.join(util.TREES, 'patched'))
     ap.add_argument('--out', default=os.path.join(util.TREES, 'out', 'boards'))
     ap.add_argument('--jobs', type=int, default=os.cpu_count() or 1)

@@ -400,6 +400,8 @@ def do_valgrind(args, all_sc):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--version', action='version',
+                    version='%(prog)s ' + util.VERSION)
     ap.add_argument('--srctree', type=Path, default=BUILD / 'patched')
     ap.add_argument('--stock', type=Path, default=BUILD / 'pristine')
     ap.add_argument('--out', type=Path, default=BUILD / 'out' / 'sanitize')
