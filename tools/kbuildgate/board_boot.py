@@ -87,12 +87,22 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--version', action='version',
                     version='%(prog)s ' + util.VERSION)
-    ap.add_argument('--srctree', default=os.path.join(util.TREES, 'patched'))
-    ap.add_argument('--out', default=os.path.join(util.TREES, 'out', 'boards'))
-    ap.add_argument('--jobs', type=int, default=os.cpu_count() or 1)
-    ap.add_argument('--timeout', type=float, default=120)
-    ap.add_argument('--no-sparse', action='store_true')
-    ap.add_argument('board')
+    ap.add_argument('--srctree', default=os.path.join(util.TREES, 'patched'),
+                    help='the kernel tree with the series (default: the '
+                    'patched tree of tools/kernel-tree)')
+    ap.add_argument('--out', default=os.path.join(util.TREES, 'out', 'boards'),
+                    help='folder for the build, the logs and the report '
+                    '(default: build/out/boards)')
+    ap.add_argument('--jobs', type=int, default=os.cpu_count() or 1,
+                    help='make -j for the kernel build (default: the number '
+                    'of CPUs)')
+    ap.add_argument('--timeout', type=float, default=120,
+                    help='seconds the boot in QEMU may take (default 120)')
+    ap.add_argument('--no-sparse', action='store_true',
+                    help='skip sparse (make C=2) on the files that the board '
+                    'names (its MSM code)')
+    ap.add_argument('board', help='the board to build and boot (a name in '
+                    'tools/kbuildgate/boards.py)')
     args = ap.parse_args()
 
     board = read_board(args.board)

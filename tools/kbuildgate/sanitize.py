@@ -402,12 +402,22 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--version', action='version',
                     version='%(prog)s ' + util.VERSION)
-    ap.add_argument('--srctree', type=Path, default=BUILD / 'patched')
-    ap.add_argument('--stock', type=Path, default=BUILD / 'pristine')
-    ap.add_argument('--out', type=Path, default=BUILD / 'out' / 'sanitize')
-    ap.add_argument('--set', choices=('full', 'ci'), default='full')
+    ap.add_argument('--srctree', type=Path, default=BUILD / 'patched',
+                    help='the tree with the series, whose conf is built with '
+                    'the sanitizers (default: build/patched)')
+    ap.add_argument('--stock', type=Path, default=BUILD / 'pristine',
+                    help='the stock tree, built the same way to compare '
+                    '(default: build/pristine)')
+    ap.add_argument('--out', type=Path, default=BUILD / 'out' / 'sanitize',
+                    help='folder for the builds, logs and report (default: '
+                    'build/out/sanitize)')
+    ap.add_argument('--set', choices=('full', 'ci'), default='full',
+                    help='full (the default): every ARM defconfig, 50 '
+                    'randconfig seeds and all the valgrind runs; ci: a few '
+                    'defconfigs, 5 seeds, no allmodconfig')
     ap.add_argument('--only', help='run only the scenarios matching REGEX')
-    ap.add_argument('--jobs', type=int, default=1)
+    ap.add_argument('--jobs', type=int, default=1,
+                    help='scenarios run at a time (default 1)')
     ap.add_argument('--valgrind', action='store_true',
                     help='also run valgrind memcheck, stock against patched')
     ap.add_argument('--no-sanitize', action='store_true',
