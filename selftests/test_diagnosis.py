@@ -179,6 +179,38 @@ def test_hint_through_or_that_holds(tmp_path):
 
 # over 6 s on its own: "make -f Kbuild.mk check" only (docs/ci.md)
 @pytest.mark.slow
+def test_union_weighs_left_out_first(tmp_path):
+    """With TMPFS's hint (MMU SHMEM) in the union, MXC_TZIC's next hint
+    took ARCH_MULTI_V4T for ARCH_MXC, and MACH_MT6589, which needs
+    ARCH_MULTI_V7, was left out, though ARCH_MULTI_V7 meets both.  The
+    union weighs the target that it left out first: it meets all three,
+    and following it leaves nothing unmet."""
+    selects = ['TMPFS', 'MXC_TZIC', 'MACH_MT6589']
+    out, r = board(tmp_path, 'v4v7', selects)
+    assert 'kconfig: to meet them all, select' in out, out
+    assert 'ARCH_MULTI_V7' in r['hint'] and 'ARCH_MULTI_V4T' not in r['hint']
+    assert all(c['next_hint'] for c in r['conflicts']), r['conflicts']
+    out, r = board(tmp_path, 'v4v7-fixed', selects + r['hint'])
+    assert r['unmet'] == [], out
+
+
+# over 6 s on its own: "make -f Kbuild.mk check" only (docs/ci.md)
+@pytest.mark.slow
+def test_hint_turns_a_symbol_off(tmp_path):
+    """FPE_NWFPE depends on !THUMB2_KERNEL, which allnoconfig turns on
+    (no MMU: ARM_SINGLE_ARMV7M, CPU_V7M, CPU_THUMBONLY).  A select of MMU
+    turns it off: the hint says so instead of "no select can meet it",
+    and following it meets the select."""
+    out, r = board(tmp_path, 'fpe', ['FPE_NWFPE'])
+    [fpe] = r['unmet']
+    assert fpe['symbol'] == 'FPE_NWFPE' and fpe['can_fix'] is True, out
+    assert 'MMU' in fpe['hint']
+    out, r = board(tmp_path, 'fpe-fixed', ['FPE_NWFPE'] + fpe['hint'])
+    assert r['unmet'] == [], out
+
+
+# over 6 s on its own: "make -f Kbuild.mk check" only (docs/ci.md)
+@pytest.mark.slow
 def test_union_conflict_note(tmp_path):
     """ARCH_MXC is met while ARM_SINGLE_ARMV7M (!MMU) is on; TMPFS's own
     hint, MMU and SHMEM, turns it off.  The union used to give nothing, a
