@@ -196,6 +196,24 @@ def test_union_weighs_left_out_first(tmp_path):
 
 # over 6 s on its own: "make -f Kbuild.mk check" only (docs/ci.md)
 @pytest.mark.slow
+def test_union_weighs_left_out_again(tmp_path):
+    """SOC_IMX7D's own hint, ARCH_MXC, is met through ARM_SINGLE_ARMV7M
+    (!MMU) and conflicts with ARM_PTDUMP_DEBUGFS's MMU; MACH_MVEBU_ANY's
+    hint, weighed later, brings ARCH_MULTI_V7, with which ARCH_MXC meets
+    it.  The union used to leave SOC_IMX7D out for good; it weighs it
+    again once it is whole, meets all three, and following it leaves
+    nothing unmet."""
+    selects = ['ARM_PTDUMP_DEBUGFS', 'SOC_IMX7D', 'MACH_MVEBU_ANY']
+    out, r = board(tmp_path, 'again', selects)
+    assert 'kconfig: to meet them all, select' in out, out
+    assert r['conflicts'], out
+    assert not any(c['left_out'] for c in r['conflicts']), r['conflicts']
+    out, r = board(tmp_path, 'again-fixed', selects + r['hint'])
+    assert r['unmet'] == [], out
+
+
+# over 6 s on its own: "make -f Kbuild.mk check" only (docs/ci.md)
+@pytest.mark.slow
 def test_hint_turns_a_symbol_off(tmp_path):
     """FPE_NWFPE depends on !THUMB2_KERNEL, which allnoconfig turns on
     (no MMU: ARM_SINGLE_ARMV7M, CPU_V7M, CPU_THUMBONLY).  A select of MMU
