@@ -35,39 +35,86 @@ def header(patch, field):
     return re.sub(r'\s+', ' ', m.group(1)) if m else None
 
 
-COVER = SERIES_DIR / '0000-cover-letter.patch'
+# 7.2, the primary series, is one folder per topic series (a set of
+# patches that goes to one set of maintainers), each with its own series
+# file and cover letter; SERIES_DIR/series lists them all, TOPIC/NAME, in
+# the order they apply.  The 6.x backports are flat.
+TOPICS = sorted(p.parent.name for p in SERIES_DIR.glob('*/series'))
+COVERS = [SERIES_DIR / t / '0000-cover-letter.patch' for t in TOPICS]
+
+
+def topic_series(topic):
+    names = []
+    for line in (SERIES_DIR / topic / 'series').read_text().splitlines():
+        line = line.split('#')[0].strip()
+        if line:
+            names.append('%s/%s' % (topic, line.split()[0]))
+    return names
 
 
 def test_series_lists_every_patch():
-    assert series() == sorted(p.name for p in SERIES_DIR.glob('*.patch')
-                              if p != COVER)
-    assert len(series()) >= 4
+    """The series lists every patch once, and each topic's own series
+    file lists its patches in the same order as the whole."""
+    found = sorted(str(p.relative_to(SERIES_DIR))
+                   for p in SERIES_DIR.rglob('*.patch')
+                   if not p.name.startswith('0000-'))
+    assert sorted(series()) == found
+    assert len(set(series())) == len(series()) >= 4
+    whole = series()
+    for topic in TOPICS:
+        names = topic_series(topic)
+        assert names and names == [n for n in whole
+                                   if n.startswith(topic + '/')]
+        # a topic's patches apply one after the other
+        pos = [whole.index(n) for n in names]
+        assert pos == list(range(pos[0], pos[0] + len(pos)))
+        # numbered from 1 within the topic
+        assert [n.split('/')[1][:4] for n in names] == \
+            ['%04d' % i for i in range(1, len(names) + 1)]
 
 
 @pytest.mark.skipif(KERNEL_VERSION != '7.2',
-                    reason='the cover letter goes with the primary series')
-def test_cover_letter():
-    """The primary series goes out with a cover letter as git
-    format-patch --cover-letter writes it, filled in: the subject, the
-    problem, the parts, the recipients that get_maintainer.pl gives for
-    the kconfig patches, the shortlog of every patch and the diffstat."""
-    text = COVER.read_text()
+                    reason='the topic series are the primary series')
+def test_topics():
+    """7.2's series goes out as topic series: the kconfig core first,
+    which applies alone to stock 7.2, then the RFC ones on top."""
+    assert TOPICS and all((SERIES_DIR / t / 'series').exists()
+                          for t in TOPICS)
+    assert series()[0].startswith('kconfig-core/')
+    assert not list(SERIES_DIR.glob('*.patch'))
+
+
+@pytest.mark.skipif(KERNEL_VERSION != '7.2',
+                    reason='the cover letters go with the primary series')
+@pytest.mark.parametrize('topic', TOPICS)
+def test_cover_letter(topic):
+    """Each topic series goes out with a cover letter as git format-patch
+    --cover-letter writes it, filled in: the subject, the text, the
+    recipients that get_maintainer.pl gives for its patches, the shortlog
+    of every patch and the diffstat."""
+    text = (SERIES_DIR / topic / '0000-cover-letter.patch').read_text()
+    names = topic_series(topic)
     assert '*** SUBJECT HERE ***' not in text
     assert '*** BLURB HERE ***' not in text
-    assert re.search(r'^Subject: \[PATCH 00/%d\] kconfig: ' % len(series()),
+    assert re.search(r'^Subject: \[(RFC )?PATCH 00/%d\] \S' % len(names),
                      text, re.M)
-    for who in ('linux-kbuild@vger.kernel.org', 'nathan@kernel.org',
-                'nsc@kernel.org'):
-        assert who in text
-    # the shortlog names every patch, the core first
-    subjects = [re.sub(r'^\[PATCH[^]]*\] ', '', header(SERIES_DIR / n,
-                                                      'Subject'))
-                for n in series()]
+    assert re.search(r'^To: .*@', text, re.M)
+    assert re.search(r'^Cc: .*@', text, re.M)
+    if topic.startswith('kconfig'):
+        for who in ('linux-kbuild@vger.kernel.org', 'nathan@kernel.org',
+                    'nsc@kernel.org'):
+            assert who in text
+    # the shortlog names every patch in order
+    subjects = [re.sub(r'^\[[^]]*PATCH[^]]*\] ', '',
+                       header(SERIES_DIR / n, 'Subject')) for n in names]
     shortlog = re.sub(r'\s+', ' ', text.split('):\n', 1)[1])
     pos = [shortlog.find(s) for s in subjects]
     assert -1 not in pos and pos == sorted(pos)
-    assert re.search(r'^ \d+ files changed, \d+ insertions\(\+\)', text,
+    assert re.search(r'^ \d+ files? changed, \d+ insertions?\(\+\)', text,
                      re.M)
+    # a few paragraphs, not a history of the series
+    blurb = text.split('\n\n', 1)[1].split('):\n', 1)[0]
+    assert len(blurb.split()) < 700
 
 
 @pytest.mark.parametrize('name', series())
@@ -75,7 +122,8 @@ def test_patch_form(name):
     patch = SERIES_DIR / name
     text = patch.read_text()
     subject = header(patch, 'Subject')
-    assert re.match(r'\[PATCH( \d+/\d+)?\] [A-Za-z0-9/_.-]+(: [A-Za-z0-9/_.-]+)*: \S',
+    assert re.match(r'\[(RFC )?PATCH( \d+/\d+)?\] '
+                    r'[A-Za-z0-9/_.-]+(: [A-Za-z0-9/_.-]+)*: \S',
                     subject), subject
     author = header(patch, 'From')
     assert re.search(r'<[^@\s]+@[^>\s]+>', author)
@@ -89,8 +137,11 @@ def test_patch_form(name):
 
 
 PRIMARY = SERIES_DIR.parent / '7.2'
-BACKPORT_RE = re.compile(r'^\[ backport of 7\.2 series patch(?:es)? '
-                         r'(\d{4})(?:-(\d{4}))?[;\s\]]', re.M)
+# "[ backport of 7.2 kconfig-core/0002 ]", or of several patches:
+# "[ backport of 7.2 kconfig-hints/0001-0003, kconfig-report/0002; ... ]"
+PRIMARY_REF = r'[a-z0-9-]+/\d{4}(?:-\d{4})?'
+BACKPORT_RE = re.compile(r'^\[ backport of 7\.2 (%s(?:, %s)*)[;\s\]]'
+                         % (PRIMARY_REF, PRIMARY_REF), re.M)
 
 
 @pytest.mark.skipif(KERNEL_VERSION == '7.2', reason='7.2 is the primary')
@@ -98,31 +149,66 @@ BACKPORT_RE = re.compile(r'^\[ backport of 7\.2 series patch(?:es)? '
 def test_backport_names_its_primary(name):
     """7.2's series is the primary one: each patch of a backport series
     names the 7.2 patch (or patches, when it squashes them) that it comes
-    from, whose subject is its own (or the first's), or says why this tree
-    alone needs it."""
+    from, as TOPIC/NNNN, whose subject is its own (or the first's), or
+    says why this tree alone needs it."""
     text = (SERIES_DIR / name).read_text()
     message = text.split('\n---\n')[0]
     only = re.search(r'^\[ %s only: \S' % re.escape(KERNEL_VERSION), message,
                      re.M)
     m = BACKPORT_RE.search(message)
     assert bool(m) != bool(only), message
-    if m:
-        primary = {p[:4]: p for p in (PRIMARY / 'series').read_text().split()}
-        first = primary[m.group(1)]
-        assert not m.group(2) or m.group(2) in primary
-        sub = header(SERIES_DIR / name, 'Subject')
-        assert re.sub(r'^\[PATCH[^]]*\] ', '', sub) == re.sub(
-            r'^\[PATCH[^]]*\] ', '', header(PRIMARY / first, 'Subject')) \
-            or m.group(2)
+    if not m:
+        return
+    primary = {}
+    for p in (PRIMARY / 'series').read_text().split():
+        if '/' in p:
+            topic, patch = p.split('/')
+            primary['%s/%s' % (topic, patch[:4])] = p
+    refs = m.group(1).split(', ')
+    for ref in refs:
+        first, _, last = ref.partition('-')
+        assert first in primary, ref
+        assert not last or '%s/%s' % (first.split('/')[0], last) in primary
+    sub = header(SERIES_DIR / name, 'Subject')
+    assert re.sub(r'^\[PATCH[^]]*\] ', '', sub) == re.sub(
+        r'^\[[^]]*PATCH[^]]*\] ', '',
+        header(PRIMARY / primary[refs[0].split('-')[0]], 'Subject')) \
+        or len(refs) > 1 or '-' in refs[0]
 
 
 def checkpatch(name):
+    """checkpatch --strict, but for FILE_PATH_CHANGES ("added, moved or
+    deleted file(s), does MAINTAINERS need updating?"), which it gives for
+    every new file of a patch that does not touch MAINTAINERS: the series
+    adds no MAINTAINERS entry of its own, and test_new_files_maintained
+    checks instead that an existing entry covers each new file."""
     # checkpatch runs spdxcheck.py with python3 from PATH: use Debian's
     env = dict(os.environ, PATH='/usr/bin:' + os.environ['PATH'])
     return subprocess.run(['perl', 'scripts/checkpatch.pl', '--strict',
+                           '--ignore', 'FILE_PATH_CHANGES',
                            str(SERIES_DIR / name)], cwd=PRISTINE, env=env,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           text=True)
+
+
+def test_new_files_maintained():
+    """The series adds no MAINTAINERS entry of its own: every file that it
+    adds falls under an existing entry with a maintainer (KCONFIG's
+    scripts/kconfig/ for the kconfig files), as get_maintainer.pl finds in
+    the tree with the series."""
+    new = set()
+    for name in series():
+        text = (SERIES_DIR / name).read_text()
+        assert not re.search(r'^\+\+\+ b/MAINTAINERS$', text, re.M), name
+        new.update(re.findall(r'^diff --git a/\S+ b/(\S+)\nnew file mode',
+                              text, re.M))
+    assert new
+    # one file per folder: the entries' patterns are folders or globs
+    for f in sorted({os.path.dirname(f): f for f in new}.values()):
+        one = subprocess.run(['perl', 'scripts/get_maintainer.pl',
+                              '--no-git', '--no-git-fallback', '-f', f],
+                             cwd=GIT, stdout=subprocess.PIPE, text=True).stdout
+        assert re.search(r'\(maintainer:(?!THE REST)', one), (f, one)
 
 
 @pytest.fixture(scope='module')
@@ -135,8 +221,8 @@ def checkpatch_runs(request):
         return dict(zip(names, pool.map(checkpatch, names)))
 
 
-@pytest.mark.parametrize('name', series() + ([COVER.name] if COVER.exists()
-                                             else []))
+@pytest.mark.parametrize('name', series() + [
+    str(c.relative_to(SERIES_DIR)) for c in COVERS])
 def test_checkpatch_strict(name, checkpatch_runs):
     ps = checkpatch_runs[name]
     assert ps.returncode == 0, ps.stdout
