@@ -96,7 +96,7 @@ def test_cover_letter(topic):
     names = topic_series(topic)
     assert '*** SUBJECT HERE ***' not in text
     assert '*** BLURB HERE ***' not in text
-    assert re.search(r'^Subject: \[(RFC )?PATCH 00/%d\] \S' % len(names),
+    assert re.search(r'^Subject: \[(RFC )?PATCH 0+/%d\] \S' % len(names),
                      text, re.M)
     assert re.search(r'^To: .*@', text, re.M)
     assert re.search(r'^Cc: .*@', text, re.M)
