@@ -155,6 +155,7 @@ CHECK_TREE_TESTS := test_series.py test_identical.py test_batch.py \
 	test_msm_defconfigs.py \
 	test_werror.py::test_stock_real_unmet_passes_the_gate \
 	test_werror.py::test_patched_real_unmet_fails_the_gate \
+	test_werror.py::test_stock_lines_kept_on_the_real_tree \
 	test_bad_input.py::test_select_undefined_fails_werror
 check: deps trees git-tree
 	@cd $(TOP) && $(PYTHON3) -m pytest -v -p no:cacheprovider --durations=25 \

@@ -84,6 +84,38 @@ def test_topics():
     assert not list(SERIES_DIR.glob('*.patch'))
 
 
+def added_removed(names):
+    """Lines that @names add, and of them those that a later patch of
+    @names removes again, file by file (blank lines aside)."""
+    added, total, again = {}, 0, 0
+    for name in names:
+        path = None
+        for line in (SERIES_DIR / name).read_text().split('\n'):
+            if line.startswith('+++ '):
+                path = line[6:]
+            elif line.startswith('--- ') or path is None:
+                continue
+            elif line.startswith('+'):
+                total += 1
+                added.setdefault(path, []).append(line[1:])
+            elif line.startswith('-') and line[1:].strip() and \
+                    line[1:] in added.get(path, []):
+                again += 1
+                added[path].remove(line[1:])
+    return total, again
+
+
+@pytest.mark.skipif(KERNEL_VERSION != '7.2',
+                    reason='the topic series are the primary series')
+@pytest.mark.parametrize('topic', TOPICS)
+def test_topic_folds_its_fixups(topic):
+    """Each patch is in its final form: a later patch of a topic removes
+    again at most 1% of the lines that the topic adds (tests' expected
+    output included)."""
+    total, again = added_removed(topic_series(topic))
+    assert total and again <= total / 100, (topic, total, again)
+
+
 @pytest.mark.skipif(KERNEL_VERSION != '7.2',
                     reason='the cover letters go with the primary series')
 @pytest.mark.parametrize('topic', TOPICS)

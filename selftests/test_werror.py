@@ -68,3 +68,32 @@ def test_patched_real_unmet_fails_the_gate(tmp_path):
     assert ps.returncode != 0
     assert unmet_reports(ps.stdout) == [REAL_UNMET.symbol]
     assert not (tmp_path / 'out' / '.config').exists()
+
+
+def test_stock_lines_kept_on_the_real_tree(tmp_path):
+    """Every line that stock prints for the tree's real unmet select (7.2
+    and 6.12: ARM_GIC_V3 selecting HAVE_ARM_SMCCC_DISCOVERY; 6.1:
+    TEST_MAPLE_TREE selecting DEBUG_MAPLE_TREE), the blank line, the
+    WARNING line, "  Depends on" and "  Selected by", is printed by the
+    series too, once, unchanged and in the same order, with the series'
+    located warning and note after them; and both write the same
+    .config."""
+    env = real_unmet_env(tmp_path / 'all.config')
+    stock = kmake(PRISTINE, tmp_path / 'stock', REAL_UNMET.target,
+                  arch='arm', env=env)
+    ours = kmake(PATCHED, tmp_path / 'ours', REAL_UNMET.target, arch='arm',
+                 env=env)
+    assert stock.returncode == 0 and ours.returncode == 0, ours.stdout
+    start = stock.stdout.index('\nWARNING: unmet direct dependencies')
+    block = stock.stdout[start:].split('\n#')[0].rstrip('\n') + '\n'
+    lines = block.splitlines()
+    assert lines[1].endswith('detected for %s' % REAL_UNMET.symbol)
+    assert lines[2].startswith('  Depends on [')
+    assert any(l.startswith('  Selected by [') for l in lines)
+    # stock prints the block once per calculation; the series once
+    assert ours.stdout.count(block) == 1, (block, ours.stdout)
+    after = ours.stdout[ours.stdout.index(block) + len(block):]
+    assert after.startswith(REAL_UNMET.warning + '\n'), after
+    assert REAL_UNMET.note in after
+    assert (tmp_path / 'stock' / '.config').read_bytes() == \
+        (tmp_path / 'ours' / '.config').read_bytes()
