@@ -324,11 +324,13 @@ def median_count(tree, tmp, name, arch, target, fragment, config):
     return counts[len(counts) // 2], counts
 
 
-def bench_instructions(tmp):
+def bench_instructions(tmp, only=None):
     results, ok = [], True
     print('%-24s %14s %14s %7s %6s' % ('case', 'stock', 'patched',
                                         'ratio', 'goal'))
     for name, arch, target, fragment, config, goal in CASES:
+        if only and name not in only:
+            continue
         stock, stocks = median_count(os.path.join(BUILD, 'pristine'), tmp,
                                      'stock-' + name, arch, target, fragment,
                                      config)
@@ -478,6 +480,10 @@ def main():
     ap.add_argument('--part', action='append',
                     choices=('instructions', 'gate', 'audit'),
                     help='run only this part (default: all)')
+    ap.add_argument('--case', action='append', metavar='NAME',
+                    choices=[c[0] for c in CASES],
+                    help='count only this case of part "instructions" '
+                    '(default: all): %s' % ', '.join(c[0] for c in CASES))
     ap.add_argument('--defconfigs', type=int, default=None, metavar='N',
                     help='time the gate over the first N defconfigs only')
     args = ap.parse_args()
@@ -495,7 +501,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix='kconfig-bench.') as tmp:
         try:
             if 'instructions' in parts:
-                good, figures['instructions'] = bench_instructions(tmp)
+                good, figures['instructions'] = bench_instructions(
+                    tmp, args.case)
                 ok = ok and good
             if 'gate' in parts:
                 good, figures['gate'] = bench_gate(tmp, args.defconfigs)
