@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import ARM_DEFCONFIGS, BUILD, PATCHED, TOP
+from conftest import ARM_DEFCONFIGS, BUILD, PATCHED, TOP, tool_env
 from kbuildgate import ci
 
 KAUTOBUILD = str(TOP / 'tools' / 'kautobuild')
@@ -38,8 +38,7 @@ TARGETS = ['msm-virt', 'qcom-defconfig', 'omap2plus_defconfig',
 
 
 def kautobuild(*args, cwd=None):
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith('KCONFIG_') and k != 'MAKEFLAGS'}
+    env = tool_env()
     return subprocess.run([sys.executable, KAUTOBUILD] + [str(a) for a in
                                                           args],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,

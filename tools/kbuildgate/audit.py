@@ -83,8 +83,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import util
-from .sanitize import SetupError, build_conf, conf_env
+from . import kmake, util
+from .errors import SetupError, UsageError
+from .kmake import conf_env, kconfig_sources, newer
 
 TOP = Path(util.TOP)
 START = time.monotonic()
@@ -93,21 +94,6 @@ START = time.monotonic()
 def log(msg):
     print('[%7.1fs] %s' % (time.monotonic() - START, msg), file=sys.stderr,
           flush=True)
-
-
-def newer(target, sources):
-    """Is @target there, and newer than every file of @sources?"""
-    try:
-        t = os.stat(target).st_mtime_ns
-    except OSError:
-        return False
-    return all(os.stat(f).st_mtime_ns < t for f in sources)
-
-
-def kconfig_sources(srctree):
-    kc = Path(srctree) / 'scripts' / 'kconfig'
-    return [str(p) for p in sorted(kc.iterdir())
-            if p.suffix in ('.c', '.h', '.y', '.l')]
 
 
 def cache_dir(srctree, arch):
@@ -126,20 +112,6 @@ def kconfig_hash(srctree):
         h.update(os.path.basename(f).encode() + b'\0')
         h.update(Path(f).read_bytes())
     return h.hexdigest()[:12]
-
-
-def build_tool(srctree, out):
-    prog = out / 'kconfig-audit'
-    if newer(prog, kconfig_sources(srctree) +
-             [str(TOP / 'tools' / 'audit' / 'kconfig-audit.c')]):
-        return str(prog)
-    ps = subprocess.run([str(TOP / 'tools' / 'audit' / 'build'),
-                         '--srctree', str(srctree), '--out', str(out)],
-                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                        text=True)
-    if ps.returncode:
-        raise SetupError(ps.stderr.strip() or 'tools/audit/build failed')
-    return ps.stdout.strip().splitlines()[-1]
 
 
 def parse_output(text):
@@ -313,7 +285,7 @@ def tool_hash():
     return h.hexdigest()[:12]
 
 
-def tree_key(srctree, arch, kconfig, options):
+def audit_key(srctree, arch, kconfig, options):
     """The hash of what the audit of @srctree reads: its Kconfig files, its
     kconfig sources, the fragment, @arch and the options that choose the
     selects asked."""
@@ -377,19 +349,15 @@ def setup(srctree, arch, build_from):
         raise SetupError('%s: its scripts/kconfig differs from that of %s: '
                          'audit two full trees with --base' % (srctree,
                                                                 build_from))
-    tool = build_tool(build_from, cache / 'bin')
+    tool = kmake.build_helper(str(TOP), build_from, cache / 'bin', 'audit')
     obj = cache / 'obj'
     conf = obj / 'scripts' / 'kconfig' / 'conf'
     if newer(conf, kconfig_sources(build_from)) and \
             (obj / 'include/config/auto.conf.cmd').is_file():
         env = conf_env(obj)
     else:
-        env = build_conf(build_from, obj, arch, None, None)
-    env = dict(os.environ, **env)
-    env['srctree'] = str(srctree)
-    for k in ('KCONFIG_CONFIG', 'KCONFIG_ALLCONFIG', 'KBUILD_KCONFIG',
-              'KCONFIG_WERROR', 'KCONFIG_UNMET_REPORT'):
-        env.pop(k, None)
+        env = kmake.build_conf(build_from, obj, arch)
+    env = kmake.environment(extra=dict(env, srctree=str(srctree)))
     return tool, str(conf), env
 
 
@@ -401,7 +369,7 @@ def audit_tree(srctree, arch, kconfig, out, opts, build_from=None,
     cache).  Reproducers are copied into OUT/findings/."""
     start = time.monotonic()
     options = ' '.join('%s=%s' % kv for kv in sorted(opts.items()))
-    key = tree_key(srctree, arch, kconfig, options)
+    key = audit_key(srctree, arch, kconfig, options)
     tdir = cache_root() / 'trees' / key
     fdir = out / 'findings'
     if fdir.exists():
@@ -615,10 +583,6 @@ def export_rev(srctree, rev, dest):
         raise SetupError('git archive %s failed in %s' % (rev, srctree))
 
 
-class UsageError(Exception):
-    pass
-
-
 def print_review(doc):
     """Each new finding as a compiler warning with notes."""
     for f in doc['findings']:
@@ -790,9 +754,6 @@ def main():
     except UsageError as e:
         print('kconfig-audit: %s' % e, file=sys.stderr)
         return 2
-    except SetupError as e:
-        print('kconfig-audit: %s' % e, file=sys.stderr)
-        return 2
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -848,53 +809,3 @@ def main():
     if review:
         return 1 if any(f['status'] == 'new' for f in found) else 0
     return 1 if found else 0
-
-
-class AuditStep:
-    """kautobuild's audit step (--audit), a part of run.Run: the selects
-    of a board's own fragment files that some configuration derived from
-    the board can leave unmet, confirmed by conf.  It writes only
-    OUT/NAME/audit/, audit.json and audit.log."""
-
-    def audit(self, t):
-        start = time.monotonic()
-        if not t.fragment:
-            return {'status': 'SKIP', 'seconds': 0.0, 'log': None,
-                    'reason': 'no Kconfig fragment of its own (make -f '
-                    'Kbuild.mk audit audits the tree)'}
-        d = self.dir(t)
-        log, doc = os.path.join(d, 'audit.log'), os.path.join(d,
-                                                              'audit.json')
-        if os.path.exists(doc):
-            os.unlink(doc)
-        cmd = [sys.executable, str(TOP / 'tools' / 'kconfig-audit'),
-               '--srctree', self.srctree, '--arch', t.arch, '--fragment',
-               t.fragment, '--own', '--out', os.path.join(d, 'audit'),
-               '--json', doc]
-        with open(log, 'w') as f:
-            f.write('$ %s\n' % ' '.join(cmd))
-            f.flush()
-            rc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT,
-                                env=self.env).returncode
-        res = {'status': 'PASS', 'log': log, 'json': doc,
-               'seconds': round(time.monotonic() - start, 1)}
-        if rc not in (0, 1) or not os.path.isfile(doc):
-            res.update(status='FAIL', infrastructure=True,
-                       reason='kconfig-audit exited %d: %s' % (
-                           rc, util.log_tail(log, 1).strip()))
-            return res
-        with open(doc) as f:
-            rep = json.load(f)
-        res['selects'] = rep['summary']['selects']
-        res['rejected'] = len(rep['rejected'])
-        res['findings'] = [{k: x.get(k) for k in (
-            'selector', 'target', 'file', 'line', 'level', 'depends_on',
-            'blocking', 'hint', 'reproducer')} for x in rep['findings']]
-        if res['findings']:
-            res['status'] = 'FAIL'
-            res['reason'] = '%d select(s) of the board can be unmet: %s' % (
-                len(res['findings']), ', '.join(
-                    '%s selects %s (%s:%d)' % (x['selector'], x['target'],
-                                               x['file'], x['line'])
-                    for x in res['findings']))
-        return res

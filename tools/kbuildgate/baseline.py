@@ -15,13 +15,11 @@ import argparse
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 import time
 
-from . import util
-from .boards import CROSS_COMPILE
+from . import kmake, util
 
 __version__ = '1.0'
 
@@ -41,17 +39,11 @@ REAL_UNMET['7.2'] = REAL_UNMET['6.12']
 BOARD = 'config MYCONFIG\n\tbool\n\tdefault y\n\tselect %s\n\n'
 
 
-def kmake(tree, out, *targets, arch='x86', env=None):
-    cmd = ['make', '-s', '-C', tree, 'O=' + out, 'ARCH=' + arch]
-    if arch in CROSS_COMPILE:
-        cmd.append('CROSS_COMPILE=' + CROSS_COMPILE[arch])
-    e = {k: v for k, v in os.environ.items()
-         if not k.startswith('KCONFIG_') and k not in ('KBUILD_KCONFIG',
-                                                       'ARCH', 'O')}
-    e.update(env or {})
-    ps = subprocess.run(cmd + list(targets), env=e, text=True,
-                        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                        stderr=subprocess.STDOUT)
+def kmake_run(tree, out, *targets, arch='x86', env=None):
+    """make @targets in @tree (kmake.make()), the variables of @env
+    added; returns (exit status, output)."""
+    ps = kmake.make(tree, out, arch, *targets,
+                    env=kmake.environment(extra=env))
     return ps.returncode, ps.stdout
 
 
@@ -75,7 +67,7 @@ def item_werror(tree, tmp, select='USB'):
     whose dependencies are off, or a typo that no Kconfig file defines."""
     frag = flat_fragment(tree, os.path.join(tmp, 'flat.Kconfig'), select)
     out = os.path.join(tmp, 'o')
-    rc, text = kmake(tree, out, 'allnoconfig',
+    rc, text = kmake_run(tree, out, 'allnoconfig',
                      env={'KBUILD_KCONFIG': frag, 'KCONFIG_WERROR': '1'})
     return 'exit %d, .config %s' % (rc, written(out)), rc != 0 and \
         not os.path.exists(os.path.join(out, '.config')), text
@@ -87,10 +79,10 @@ def item_duplicates(tree, tmp):
     with open(path, 'w') as f:
         f.write(allconfig)
     out = os.path.join(tmp, 'o')
-    kmake(tree, out, target, arch='arm', env=dict(env, KCONFIG_ALLCONFIG=path))
+    kmake_run(tree, out, target, arch='arm', env=dict(env, KCONFIG_ALLCONFIG=path))
     counts = []
     for mode in ('olddefconfig', 'syncconfig'):
-        _, text = kmake(tree, out, mode, arch='arm')
+        _, text = kmake_run(tree, out, mode, arch='arm')
         counts.append(UNMET_RE.findall(text).count(sym))
     return '%s: %d in olddefconfig, %d in syncconfig' % (sym, *counts), \
         counts == [1, 1], text
@@ -98,7 +90,7 @@ def item_duplicates(tree, tmp):
 
 def item_diagnosis(tree, tmp, what):
     frag = flat_fragment(tree, os.path.join(tmp, 'flat.Kconfig'), 'USB')
-    rc, text = kmake(tree, os.path.join(tmp, 'o'), 'allnoconfig',
+    rc, text = kmake_run(tree, os.path.join(tmp, 'o'), 'allnoconfig',
                      env={'KBUILD_KCONFIG': frag})
     pattern = {'location': r'^\S+:\d+: warning: MYCONFIG .*selects USB',
                'cause': r'^\S+:\d+: note: blocked by ',
@@ -113,7 +105,7 @@ def item_torvalds(tree, tmp):
     with open(frag, 'w') as f:
         f.write(BOARD % 'USB' + 'source "Kconfig"\n')
     out = os.path.join(tmp, 'o')
-    rc, text = kmake(tree, out, 'allnoconfig', env={'KBUILD_KCONFIG': frag})
+    rc, text = kmake_run(tree, out, 'allnoconfig', env={'KBUILD_KCONFIG': frag})
     first = next((l for l in text.splitlines()
                   if re.match(r'\S+:\d+:', l)), 'no diagnostic')
     return 'exit %d: %s' % (rc, first.replace(tmp + '/', '')), rc == 0 and \
@@ -124,7 +116,7 @@ def item_dropped(tree, tmp):
     path = os.path.join(tmp, 'all.config')
     with open(path, 'w') as f:
         f.write('CONFIG_USB=y\n')
-    rc, text = kmake(tree, os.path.join(tmp, 'o'), 'allnoconfig',
+    rc, text = kmake_run(tree, os.path.join(tmp, 'o'), 'allnoconfig',
                      env={'KCONFIG_ALLCONFIG': path, 'KCONFIG_WERROR': '1',
                           'KCONFIG_WARN_DROPPED': '1'})
     said = 'CONFIG_USB=y' in text
@@ -138,9 +130,9 @@ def item_stale(tree, tmp):
     with open(path, 'w') as f:
         f.write(allconfig)
     out = os.path.join(tmp, 'o')
-    kmake(tree, out, target, arch='arm', env=dict(env, KCONFIG_ALLCONFIG=path))
-    kmake(tree, out, 'prepare', arch='arm')
-    rc, text = kmake(tree, out, 'prepare', arch='arm',
+    kmake_run(tree, out, target, arch='arm', env=dict(env, KCONFIG_ALLCONFIG=path))
+    kmake_run(tree, out, 'prepare', arch='arm')
+    rc, text = kmake_run(tree, out, 'prepare', arch='arm',
                      env={'KCONFIG_WERROR': '1'})
     return 'KCONFIG_WERROR=1 make prepare: exit %d' % rc, rc != 0, text
 

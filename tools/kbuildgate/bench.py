@@ -63,7 +63,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from . import util
+from . import kmake, util
 
 TOP = util.TOP
 BUILD = util.TREES  # the trees of KERNEL_VERSION (util.py)
@@ -84,16 +84,6 @@ def inline_fragment(tree, fragment, out):
     return out
 
 
-def kmake(tree, out, target, env=None):
-    cmd = ['make', '-s', '-C', tree, 'O=' + out, 'ARCH=arm',
-           'CROSS_COMPILE=arm-linux-gnueabi-', target]
-    e = {k: v for k, v in os.environ.items()
-         if not k.startswith('KCONFIG_') and k not in ('ARCH', 'KBUILD_KCONFIG')}
-    e.update(env or {})
-    return subprocess.run(cmd, env=e, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True)
-
-
 def count(tree, tmp, name, target, fragment):
     """Instructions that conf executes for @target in a fresh folder."""
     out = os.path.join(tmp, name)
@@ -102,7 +92,8 @@ def count(tree, tmp, name, target, fragment):
         env['KBUILD_KCONFIG'] = inline_fragment(
             tree, os.path.join(TOP, fragment), os.path.join(tmp, name + '.Kconfig'))
     # build conf, then start again from a fresh output folder
-    ps = kmake(tree, out, target, env)
+    ps = kmake.make(tree, out, 'arm', target, env=kmake.environment(extra=env),
+                    stdin=None)
     for p in ('.config', '.config.old', 'include'):
         p = os.path.join(out, p)
         shutil.rmtree(p) if os.path.isdir(p) else os.path.exists(p) and os.unlink(p)
@@ -116,7 +107,8 @@ def count(tree, tmp, name, target, fragment):
     os.chmod(conf, 0o755)
     # keep make from rebuilding conf over the wrapper
     os.utime(conf)
-    ps = kmake(tree, out, target, env)
+    ps = kmake.make(tree, out, 'arm', target, env=kmake.environment(extra=env),
+                    stdin=None)
     if not os.path.exists(result):
         raise RuntimeError('%s: callgrind wrote nothing:\n%s' % (tree, ps.stdout))
     with open(result) as f:
@@ -148,32 +140,21 @@ def cpu_timed(cmd, env=None):
             p.returncode, text)
 
 
-def make_cmd(tree, out, *targets):
-    return ['make', '-s', '-C', tree, 'O=' + out, 'ARCH=arm',
-            'CROSS_COMPILE=arm-linux-gnueabi-'] + list(targets)
-
-
-def clean_env():
-    return {k: v for k, v in os.environ.items()
-            if not k.startswith('KCONFIG_') and
-            k not in ('ARCH', 'KBUILD_KCONFIG', 'MAKEFLAGS', 'MAKELEVEL')}
-
-
 def sequential(tree, out, defconfigs, olddefconfig=None):
     """make <x>_defconfig for each of @defconfigs in @out; return (seconds,
     {defconfig: .config bytes}).  With @olddefconfig (a list), time a
     "make olddefconfig" on each resulting .config too, into it."""
-    env = clean_env()
-    timed(make_cmd(tree, out, 'allnoconfig'), env)    # build conf first
+    env = kmake.environment()
+    timed(kmake.command(tree, out, 'arm', 'allnoconfig', quiet=True), env)    # build conf first
     configs, seconds = {}, 0
     for i, d in enumerate(defconfigs):
-        s, _, rc = timed(make_cmd(tree, out, d), env)
+        s, _, rc = timed(kmake.command(tree, out, 'arm', d, quiet=True), env)
         seconds += s
         if rc == 0:
             with open(os.path.join(out, '.config'), 'rb') as f:
                 configs[d] = f.read()
         if olddefconfig is not None:
-            olddefconfig.append(timed(make_cmd(tree, out, 'olddefconfig'),
+            olddefconfig.append(timed(kmake.command(tree, out, 'arm', 'olddefconfig', quiet=True),
                                       env)[0])
         if (i + 1) % 20 == 0:
             print('  ... %s: %d/%d in %.0fs' % (os.path.basename(tree), i + 1,
@@ -191,7 +172,7 @@ def kautobuild(tmp, tree, defconfigs):
            '--json', os.path.join(tmp, 'kautobuild.json')] + defconfigs
     times = []
     for what in ('first run', 'rerun, nothing changed'):
-        s, _, rc = timed(cmd, clean_env())
+        s, _, rc = timed(cmd, kmake.environment())
         times.append(round(s, 2))
         print('  %-52s %8.1fs%s' % ('tools/kautobuild --config-only, ' + what,
                                     s, '' if rc in (0, 1) else
@@ -225,10 +206,10 @@ def bench_gate(tmp, count):
     with open(lst, 'w') as f:
         for d in defconfigs:
             f.write('%s defconfig arch/arm/configs/%s\n' % (d, d))
-    env = dict(clean_env(), KCONFIG_BATCH=lst,
+    env = dict(kmake.environment(), KCONFIG_BATCH=lst,
                KCONFIG_BATCH_DIR=os.path.join(out, 'batch'))
-    timed(make_cmd(patched, out, 'allnoconfig'), clean_env())
-    batch, rss, rc = timed(make_cmd(patched, out, 'batchconfig'), env)
+    timed(kmake.command(patched, out, 'arm', 'allnoconfig', quiet=True), kmake.environment())
+    batch, rss, rc = timed(kmake.command(patched, out, 'arm', 'batchconfig', quiet=True), env)
     same = 0
     for d in defconfigs:
         path = os.path.join(out, 'batch', d, '.config')

@@ -37,16 +37,19 @@ import subprocess
 import sys
 import time
 
-from .boards import CROSS_COMPILE, read_board as read_board_file
+from . import kmake, util
+from .boards import read_board as read_board_file
 from .build import NO_SPARSE
+from .errors import UsageError
 from .util import SPARSE
-from . import util
 
 TOP = util.TOP
 BOARDS = os.path.join(TOP, 'qemu-images', 'boards')
 
 
 def read_board(name):
+    """The description qemu-images/boards/@name, as a dict; exits 2 when
+    there is none."""
     path = os.path.join(BOARDS, name)
     if not os.path.isfile(path):
         raise SystemExit('board-boot: no board %s (%s)' % (
@@ -55,12 +58,17 @@ def read_board(name):
 
 
 class Steps:
+    """The steps of one board-boot, each a command with its log in
+    @out, a progress line before and after, and its result."""
+
     def __init__(self, out):
         self.out = out
         self.start = time.monotonic()
         self.results = []
 
     def run(self, step, cmd, env=None, **kw):
+        """Run @cmd as @step, its output in OUT/STEP.log; returns (exit
+        status, log)."""
         log = os.path.join(self.out, step + '.log')
         t = time.monotonic()
         print('[%6.1fs] %-9s ... (log %s)' % (t - self.start, step, log),
@@ -84,6 +92,7 @@ class Steps:
 
 
 def main():
+    """board-boot's command line; returns the exit status."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--version', action='version',
                     version='%(prog)s ' + util.VERSION)
@@ -113,15 +122,18 @@ def main():
               (srctree, board['FRAGMENT']), file=sys.stderr)
         return 2
     arch = board['ARCH']
-    cross = CROSS_COMPILE.get(arch, '')
+    try:
+        kmake.check_tree(srctree)
+        kmake.check_arch(srctree, arch, '%s: ARCH=' % args.board)
+    except UsageError as e:
+        print('board-boot: %s' % e, file=sys.stderr)
+        return 2
+    cross = kmake.CROSS_COMPILE.get(arch, '')
     out = os.path.join(os.path.abspath(args.out), args.board)
     os.makedirs(out, exist_ok=True)
-    kmake = ['make', '-C', srctree, 'O=' + out, 'ARCH=' + arch,
-             'CROSS_COMPILE=' + cross]
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith('KCONFIG_') and k not in ('ARCH',)}
-    env.update(KCONFIG_WERROR='1',
-               KCONFIG_UNMET_REPORT=os.path.join(out, 'kconfig-report.json'))
+    make = kmake.command(srctree, out, arch)
+    env = kmake.environment(werror=True, report=os.path.join(
+        out, 'kconfig-report.json'))
     steps = Steps(out)
     verdict = 'FAIL'
 
@@ -154,7 +166,7 @@ def main():
                                         '%s -m -O %s %s/.config %s && '
                                         '"$@" olddefconfig' % (
                                             board['DEFCONFIG'], merge, out,
-                                            out, fragment), 'sh'] + kmake,
+                                            out, fragment), 'sh'] + make,
                           env=dict(env, ARCH=arch, CROSS_COMPILE=cross))
     elif not rc:
         env['KBUILD_KCONFIG'] = board['FRAGMENT']
@@ -162,14 +174,14 @@ def main():
             # values the board's configuration starts from
             env['KCONFIG_ALLCONFIG'] = os.path.join(
                 BOARDS, board['CONFIG_FRAGMENT'])
-        rc, _ = steps.run('configure', kmake + ['allnoconfig'], env=env)
+        rc, _ = steps.run('configure', make + ['allnoconfig'], env=env)
     if not rc:
-        rc, _ = steps.run('build', kmake + ['-j%d' % args.jobs, 'zImage'],
+        rc, _ = steps.run('build', make + ['-j%d' % args.jobs, 'zImage'],
                           env=env)
     sparse = None
     if not rc and board.get('SPARSE') and not args.no_sparse:
         check = ['CHECK=' + SPARSE] if SPARSE else []
-        _, log = steps.run('sparse', kmake + ['-j%d' % args.jobs, 'C=2'] +
+        _, log = steps.run('sparse', make + ['-j%d' % args.jobs, 'C=2'] +
                            check + board['SPARSE'].split(), env=env)
         with open(log) as f:
             text = f.read()
@@ -215,10 +227,8 @@ def main():
     result = {'board': args.board, 'status': verdict, 'steps': steps.results,
               'sparse': sparse, 'drivers': drivers, 'expected': expected,
               'config': os.path.join(out, '.config')}
-    with open(os.path.join(out, 'result.json.tmp'), 'w') as f:
-        json.dump(result, f, indent=2)
-    os.replace(os.path.join(out, 'result.json.tmp'),
-               os.path.join(out, 'result.json'))
+    util.write_atomic(os.path.join(out, 'result.json'),
+                      json.dumps(result, indent=2))
     return 0 if verdict == 'PASS' else 1
 
 

@@ -11,11 +11,10 @@ nothing.
 import os
 import re
 
-from .util import TOP, UsageError
+from .errors import UsageError
+from .util import TOP
 
 BOARDS = os.path.join(TOP, 'qemu-images', 'boards')
-# CROSS_COMPILE of each architecture that is not the host's
-CROSS_COMPILE = {'arm': 'arm-linux-gnueabi-'}
 
 
 def read_board(path):

@@ -11,6 +11,7 @@ import os
 import re
 import time
 
+from . import kmake
 from .util import (SPARSE, STAMP_VERSION, key_of, log_tail, read_stamp,
                    sha256_file, write_atomic)
 
@@ -23,19 +24,40 @@ IMAGE = {'arm': 'arch/arm/boot/zImage', 'x86': 'arch/x86/boot/bzImage'}
 
 
 class BuildStep:
-    """The build step, a part of run.Run."""
+    """The build step.  Input: t.result['config'] (the configure step's
+    .config).  Outputs: the step's result, and in t.result 'image' and
+    'sparse' (files checked, warnings).  Runs under KCONFIG_WERROR."""
 
-    def build(self, t):
-        d = self.dir(t)
+    name = 'build'
+    needs = ('config',)
+    gives = ('image', 'sparse')
+
+    def __init__(self, run):
+        """@run: the run.Run whose options, tree and folders it uses."""
+        self.run = run
+
+    def key(self, t, d, targets):
+        """The stamp's key of @t's build: its .config, the targets, the
+        sparse paths, the toolchain and the tree; None with --force."""
+        run = self.run
+        if run.opts.force:
+            return None
+        return key_of(
+            STAMP_VERSION, 'build', sha256_file(os.path.join(d, '.config')),
+            targets, t.sparse, SPARSE, run.cc(t.arch), run.srctree,
+            run.tree_key())
+
+    def __call__(self, t):
+        """Build @t in OUT/NAME/ (sparse first, on its paths); returns the
+        step's result."""
+        run = self.run
+        d = run.dir(t)
         log = os.path.join(d, 'build.log')
         start = time.monotonic()
         targets = BUILD_TARGETS.get(t.arch, ['all'])
         image = os.path.join(d, IMAGE.get(t.arch, 'vmlinux'))
         stamp_path = os.path.join(d, 'build.stamp')
-        key = None if self.args.force else key_of(
-            STAMP_VERSION, 'build', sha256_file(os.path.join(d, '.config')),
-            targets, t.sparse, SPARSE, self.cc(t.arch), self.srctree,
-            self.tree_key())
+        key = self.key(t, d, targets)
         stamp = read_stamp(stamp_path)
         if key and stamp.get('key') == key and os.path.isfile(image):
             t.result['sparse'] = stamp.get('sparse')
@@ -48,8 +70,8 @@ class BuildStep:
             return res
         if os.path.exists(stamp_path):
             os.unlink(stamp_path)
-        env = dict(self.env, KCONFIG_WERROR='1')
-        jobs = self.args.jobs
+        env = kmake.environment(run.env, werror=True)
+        jobs = run.opts.jobs
         res = {'log': log}
         rc = 0
         if t.sparse:
@@ -59,7 +81,7 @@ class BuildStep:
             res['sparse_log'] = slog
             check = ['CHECK=' + SPARSE] if SPARSE else []
             with open(slog, 'w') as f:
-                rc = self.logged(f, self.kmake(t, 'C=1', *check, *t.sparse,
+                rc = kmake.logged(f, run.kmake(t, 'C=1', *check, *t.sparse,
                                                jobs=jobs), env)
             with open(slog, errors='replace') as f:
                 text = f.read()
@@ -77,7 +99,7 @@ class BuildStep:
                     ' '.join(t.sparse), rc, log_tail(slog))
         if rc == 0:
             with open(log, 'w') as f:
-                rc = self.logged(f, self.kmake(t, *targets, jobs=jobs), env)
+                rc = kmake.logged(f, run.kmake(t, *targets, jobs=jobs), env)
             if rc:
                 res['reason'] = 'build: make %s exited %d:\n%s' % (
                     ' '.join(targets), rc, log_tail(log))

@@ -88,16 +88,17 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from . import util
+from . import kmake, util
+from .errors import SetupError, UsageError
 from .harness_check import (FORMS, MODES, NEVER_HINT, SIZES, candidates,
                             check_fragment, choice_members, compare,
                             defconfig_selects, draw, no_ending,
                             stale_in_stock, warned, write_form)
-from .harness_conf import (START, Conf, Error, build_shim, check_shell_cache,
+from .harness_conf import (START, Conf, build_shim, check_shell_cache,
                            log)
 
 # what the tests reach through this module
-__all__ = ['Conf', 'Error', 'compare', 'goals', 'main', 'no_ending',
+__all__ = ['Conf', 'SetupError', 'compare', 'goals', 'main', 'no_ending',
            'stale_in_stock', 'warned', 'write_form']
 
 TOP = util.TOP
@@ -335,8 +336,7 @@ def main():
 
     try:
         for t in (args.stock, args.patched):
-            if not os.path.isfile(os.path.join(t, 'scripts/kconfig/conf.c')):
-                raise Error('%s is not a kernel tree' % t)
+            kmake.check_tree(t)
         args.out = os.path.abspath(args.out)
         os.makedirs(args.out, exist_ok=True)
         shutil.rmtree(os.path.join(args.out, 'fragments'), ignore_errors=True)
@@ -363,7 +363,7 @@ def main():
                 if tag == 'stock':
                     syms[arch] = candidates(run.config, choices)
             log('%s: %d candidate symbols' % (arch, len(syms[arch])))
-    except (Error, OSError) as e:
+    except (UsageError, OSError) as e:
         print('kconfig-diffharness: %s' % e, file=sys.stderr)
         return 2
 
@@ -408,9 +408,9 @@ def main():
         with ThreadPoolExecutor(args.jobs) as pool:
             results = [r for r in pool.map(one, frags) if r]
         if not results:
-            raise Error('no fragment checked within --minutes %g' %
+            raise SetupError('no fragment checked within --minutes %g' %
                         args.minutes)
-    except (Error, OSError) as e:
+    except (UsageError, OSError) as e:
         print('kconfig-diffharness: %s' % e, file=sys.stderr)
         return 2
     finally:

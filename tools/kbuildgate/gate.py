@@ -5,8 +5,8 @@ For each fragment, run
 
     make O=OUT/NAME ARCH=... KBUILD_KCONFIG=FRAGMENT KCONFIG_WERROR=1 allnoconfig
 
-in a kernel tree that carries the series (kconfig.configure_fragment(),
-the one path that configures a fragment), and print conf's own diagnostic
+in a kernel tree that carries the series (kmake.configure(), the one
+path that configures a fragment), and print conf's own diagnostic
 lines for it as they are ("FILE:LINE: warning:" and "note:", the
 "WARNING: unmet direct dependencies detected for SYM" line, a syntax
 error at its FILE:LINE), then one line "kconfig-gate: NAME: PASS" or
@@ -35,11 +35,10 @@ import shutil
 import sys
 import time
 
+from . import kmake, util
 from .boards import fragment_arch
-from .kconfig import configure_fragment
-from . import util
+from .errors import UsageError
 from .util import write_atomic
-
 
 
 def unmet_selects(report):
@@ -52,12 +51,15 @@ def unmet_selects(report):
 
 
 def gate(srctree, outdir, fragment, arch):
+    """Configure @fragment for @arch under KCONFIG_WERROR in OUTDIR/NAME;
+    returns its entry of the JSON ("fragments")."""
     name = os.path.basename(fragment)
     name = re.sub(r'\.Kconfig$|^Kconfig\.', '', name) or name
     out = os.path.join(outdir, name)
     log = os.path.join(out, 'configure.log')
     start = time.monotonic()
-    res = configure_fragment(srctree, arch, fragment, out, log=log)
+    res = kmake.configure(srctree, out, arch, werror=True, kconfig=fragment,
+                          log=log)
     seconds = time.monotonic() - start
     report = res['report']
     status = 'FAIL' if res['reason'] or res['returncode'] else 'PASS'
@@ -77,7 +79,24 @@ def gate(srctree, outdir, fragment, arch):
     return r
 
 
+def check_args(args):
+    """Raise UsageError unless the tree, make, every fragment and its
+    architecture are there."""
+    kmake.check_tree(args.srctree)
+    if not shutil.which('make'):
+        raise UsageError('make is not installed')
+    for frag in args.fragments:
+        if not os.path.isfile(frag):
+            raise UsageError('%s: no such fragment' % frag)
+        if args.arch:
+            kmake.check_arch(args.srctree, args.arch)
+        elif fragment_arch(frag):
+            kmake.check_arch(args.srctree, fragment_arch(frag),
+                             '%s: # arch:' % frag)
+
+
 def main():
+    """kconfig-gate's command line; returns the exit status."""
     ap = argparse.ArgumentParser(
         prog='kconfig-gate', description=__doc__.splitlines()[0],
         epilog='\n'.join(__doc__.splitlines()[2:]),
@@ -97,17 +116,11 @@ def main():
                     help='a Kconfig fragment that sources "Kconfig"')
     args = ap.parse_args()
 
-    if not os.path.isfile(os.path.join(args.srctree, 'scripts/kconfig/conf.c')):
-        print('kconfig-gate: %s is not a kernel tree' % args.srctree,
-              file=sys.stderr)
+    try:
+        check_args(args)
+    except UsageError as e:
+        print('kconfig-gate: %s' % e, file=sys.stderr)
         return 2
-    if not shutil.which('make'):
-        print('kconfig-gate: make is not installed', file=sys.stderr)
-        return 2
-    for frag in args.fragments:
-        if not os.path.isfile(frag):
-            print('kconfig-gate: %s: no such fragment' % frag, file=sys.stderr)
-            return 2
 
     results = []
     for frag in args.fragments:

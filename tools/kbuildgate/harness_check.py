@@ -12,7 +12,7 @@ import os
 import re
 import shutil
 
-from .harness_conf import Error
+from .errors import SetupError
 
 MODES = ('allnoconfig', 'allyesconfig', 'randconfig')
 FORMS = ('a', 'b')
@@ -113,7 +113,7 @@ def form_text(root, selects, form, tag):
         return text + '\nsource "Kconfig"\n'
     m = re.search(r'^mainmenu .*\n', root, re.M)
     if not m:
-        raise Error('the top-level Kconfig has no mainmenu line')
+        raise SetupError('the top-level Kconfig has no mainmenu line')
     return root[:m.end()] + '\n' + text + root[m.end():]
 
 

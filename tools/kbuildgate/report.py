@@ -11,7 +11,8 @@ import sys
 import xml.etree.ElementTree as ET
 
 from .kconfig import DROPPED_KINDS, dropped_lines
-from .util import UsageError, write_atomic
+from .errors import UsageError
+from .util import write_atomic
 
 STEPS = ('configure', 'audit', 'build', 'boot', 'lava')
 

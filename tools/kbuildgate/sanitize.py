@@ -44,11 +44,12 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from . import util
+
+from . import kmake, util
+from .errors import UsageError
 
 TOP = Path(util.TOP)
 BUILD = Path(util.TREES)  # the trees of KERNEL_VERSION (util.py)
-CROSS_COMPILE = {'arm': 'arm-linux-gnueabi-'}
 SAN_CFLAGS = '-fsanitize=address,undefined -fno-omit-frame-pointer -g -O1'
 SAN_LDFLAGS = '-fsanitize=address,undefined'
 SEED105 = 'CONFIG_ARCH_MULTI_V7=y\nCONFIG_ARCH_QCOM=y\nCONFIG_COMPILE_TEST=n\n'
@@ -65,10 +66,6 @@ VALGRIND_CI = ('defconfig:qcom_defconfig', 'allnoconfig:x86',
                'example:torvalds-usb')
 
 
-class SetupError(Exception):
-    pass
-
-
 def log(msg):
     print(msg, flush=True)
 
@@ -82,47 +79,6 @@ def show_tail(path, lines=40):
         return
     for line in text[-lines:]:
         log('    | ' + line)
-
-
-def make(srctree, out, arch, targets, cflags=None, ldflags=None, env=None,
-         extra=()):
-    cmd = ['make', '-s', '-C', str(srctree), 'O=%s' % out, 'ARCH=%s' % arch]
-    if arch in CROSS_COMPILE:
-        cmd.append('CROSS_COMPILE=' + CROSS_COMPILE[arch])
-    if cflags is not None:
-        cmd += ['HOSTCFLAGS=' + cflags, 'HOSTLDFLAGS=' + ldflags]
-    cmd += list(extra) + list(targets)
-    e = {k: v for k, v in os.environ.items()
-         if not k.startswith('KCONFIG_') and k not in
-         ('KBUILD_KCONFIG', 'ARCH', 'CROSS_COMPILE', 'O', 'MAKEFLAGS',
-          'MFLAGS', 'MAKELEVEL', 'SRCARCH', 'srctree', 'CC', 'LD')}
-    e.update(env or {})
-    return subprocess.run(cmd, env=e, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True)
-
-
-def conf_env(out):
-    """The variables that kconfig read, from include/config/auto.conf.cmd"""
-    env = {}
-    text = (Path(out) / 'include/config/auto.conf.cmd').read_text()
-    for m in re.finditer(r'^ifneq "\$\((\w+)\)" "(.*)"$', text, re.M):
-        env[m.group(1)] = m.group(2)
-    for need in ('srctree', 'ARCH', 'SRCARCH', 'CC'):
-        if need not in env:
-            raise SetupError('%s: kconfig did not record %s' % (out, need))
-    return env
-
-
-def build_conf(srctree, out, arch, cflags, ldflags, sanenv=None):
-    """Build conf of @srctree in @out for @arch; return conf's environment"""
-    out.mkdir(parents=True, exist_ok=True)
-    ps = make(srctree, out, arch, ['defconfig', 'syncconfig'], cflags,
-              ldflags, env=sanenv)
-    (out / 'build.log').write_text(ps.stdout)
-    if ps.returncode:
-        raise SetupError('building conf in %s failed (exit %d):\n%s' %
-                         (out, ps.returncode, ps.stdout[-2000:]))
-    return conf_env(out)
 
 
 class Scenario:
@@ -240,10 +196,12 @@ def run_sanitized(args, sc, confbin, envs, base):
     logdir.mkdir()
     start = time.monotonic()
     if sc.make_target:
-        ps = make(args.srctree, args.out / sc.arch, sc.arch, [sc.make_target],
-                  SAN_CFLAGS, SAN_LDFLAGS,
-                  env=san_options(logdir),
-                  extra=['PYTHON3=/usr/bin/python3'])
+        ps = kmake.make(args.srctree, args.out / sc.arch, sc.arch,
+                        sc.make_target, stdin=None, text=True,
+                        env=kmake.environment(extra=san_options(logdir)),
+                        variables=['HOSTCFLAGS=' + SAN_CFLAGS,
+                                   'HOSTLDFLAGS=' + SAN_LDFLAGS,
+                                   'PYTHON3=/usr/bin/python3'])
     else:
         env = base_env(envs[sc.arch])
         env.update(san_options(logdir))
@@ -315,8 +273,9 @@ def do_sanitize(args, all_sc):
     shutil.rmtree(boot_logs, ignore_errors=True)
     boot_logs.mkdir(parents=True)
     for arch in ('arm', 'x86'):
-        envs[arch] = build_conf(args.srctree, args.out / arch, arch,
-                                SAN_CFLAGS, SAN_LDFLAGS, san_options(boot_logs))
+        envs[arch] = kmake.build_conf(args.srctree, args.out / arch, arch,
+                                      cflags=SAN_CFLAGS, ldflags=SAN_LDFLAGS,
+                                      extra=san_options(boot_logs))
     confbin = args.out / 'arm' / 'scripts/kconfig/conf'
     results = []
     build_reports = count_reports(boot_logs)
@@ -360,8 +319,9 @@ def do_valgrind(args, all_sc):
     envs, confs = {}, {}
     for tag, tree in trees:
         for arch in ('arm', 'x86'):
-            envs[tag, arch] = build_conf(tree, args.out / ('vg-' + tag) / arch,
-                                         arch, '', '')
+            envs[tag, arch] = kmake.build_conf(
+                tree, args.out / ('vg-' + tag) / arch, arch, cflags='',
+                ldflags='')
         confs[tag] = args.out / ('vg-' + tag) / 'arm' / 'scripts/kconfig/conf'
     base = args.out / 'valgrind'
     rows = []
@@ -428,11 +388,12 @@ def main():
     args.stock = args.stock.resolve()
     args.out = args.out.resolve()
 
-    for t in [args.srctree] + ([args.stock] if args.valgrind else []):
-        if not (t / 'scripts/kconfig/conf.c').exists():
-            print('kconfig-sanitize: %s is not a kernel tree' % t,
-                  file=sys.stderr)
-            return 2
+    try:
+        for t in [args.srctree] + ([args.stock] if args.valgrind else []):
+            kmake.check_tree(t)
+    except UsageError as e:
+        print('kconfig-sanitize: %s' % e, file=sys.stderr)
+        return 2
     for prog in ['make', 'gcc'] + (['valgrind'] if args.valgrind else []):
         if not shutil.which(prog):
             print('kconfig-sanitize: %s not found (tools/install-deps)' % prog,
@@ -453,7 +414,7 @@ def main():
             result['valgrind'] = do_valgrind(args, all_sc)
             if result['valgrind']['failed']:
                 status = 1
-    except SetupError as e:
+    except UsageError as e:
         print('kconfig-sanitize: %s' % e, file=sys.stderr)
         return 2
     if args.json:

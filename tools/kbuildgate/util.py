@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""util - what every stage shares: the usage error, atomic writes, logs,
+"""util - what every stage shares: the project's folders, atomic writes, logs,
 and the stamps that let a step skip work whose inputs did not change.
 
 It runs nothing and knows no stage.
@@ -29,10 +29,6 @@ SPARSE = os.path.join(BUILD, 'apt-sid', 'sparse', 'sparse') \
 VERSION = '2'
 # Bump when what a stamp stands for changes
 STAMP_VERSION = 2
-
-
-class UsageError(Exception):
-    """Exit status 2: usage or infrastructure error."""
 
 
 def log_tail(path, n=10):
