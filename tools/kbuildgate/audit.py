@@ -697,6 +697,11 @@ def main():
             print('kconfig-audit: %s: %s is not a kernel tree' % (what, t),
                   file=sys.stderr)
             return 2
+    try:
+        kmake.check_arch(srctree, args.arch)
+    except UsageError as e:
+        print('kconfig-audit: %s' % e, file=sys.stderr)
+        return 2
     if args.patch and not Path(args.patch).is_file():
         print('kconfig-audit: --patch: %s: no such file' % args.patch,
               file=sys.stderr)
