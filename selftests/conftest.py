@@ -152,8 +152,11 @@ def real_unmet_env(path):
     return dict(REAL_UNMET.env, KCONFIG_ALLCONFIG=str(path))
 
 
-@pytest.fixture(scope='session', autouse=True)
+@pytest.fixture(scope='session')
 def trees():
+    """Stop the run, exit 2, when the trees are missing.  Opt-in: each
+    test file that needs them says pytestmark =
+    pytest.mark.usefixtures('trees'); selftests/unit/ needs none."""
     for t in (PRISTINE, PATCHED):
         if not (t / '.kernel-tree-key').exists():
             pytest.exit('%s missing: run "make -f Kbuild.mk trees" first' % t,

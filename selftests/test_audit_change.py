@@ -34,12 +34,13 @@ import pytest
 from conftest import KERNEL_VERSION, PATCHED, TOP
 from kbuildgate import audit
 
+
 TOOL = str(TOP / 'tools' / 'kconfig-audit')
 
 # slow: the first audit of the tree is cold (about 75 s of CPU)
 pytestmark = [pytest.mark.skipif(KERNEL_VERSION != '6.1',
                                  reason='the patches are 6.1\'s lines'),
-              pytest.mark.slow]
+              pytest.mark.slow, pytest.mark.usefixtures('trees')]
 
 MAPLE = ('TEST_MAPLE_TREE', 'DEBUG_MAPLE_TREE')
 

@@ -30,6 +30,8 @@ import pytest
 from conftest import KERNEL_VERSION, PATCHED, PRISTINE, snapshot
 from kbuildgate import kmake as _kmake
 
+pytestmark = pytest.mark.usefixtures('trees')
+
 HERE = Path(__file__).resolve().parent
 BAD = HERE / 'bad-input'
 GOOD = BAD / 'good.Kconfig'

@@ -16,6 +16,8 @@ import pytest
 
 from conftest import PATCHED, PRISTINE, TOP, TREES
 
+pytestmark = pytest.mark.usefixtures('trees')
+
 TOOL = str(TOP / 'tools' / 'kconfig-diffharness')
 OUT = TREES / 'out' / 'diffharness-selftest'
 SEED, COUNT, MODES = 20101, 10, ('allnoconfig',)

@@ -28,6 +28,8 @@ import yaml
 from conftest import ARM_DEFCONFIGS, BUILD, PATCHED, TOP, tool_env
 from kbuildgate import ci
 
+pytestmark = pytest.mark.usefixtures('trees')
+
 KAUTOBUILD = str(TOP / 'tools' / 'kautobuild')
 SCHEMAS = BUILD / ci.SCHEMAS_TGZ
 # boards (one a defconfig plus fragment), defconfigs with and without

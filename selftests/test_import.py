@@ -19,6 +19,8 @@ import pytest
 
 from conftest import KERNEL_VERSION, PATCHED, TOP
 
+pytestmark = pytest.mark.usefixtures('trees')
+
 TOOL = str(TOP / 'tools' / 'kconfig-fragment')
 BOARDS = ['corgi', 'qcom', 'spitz', 'zeus', 'multi_v5']
 

@@ -22,6 +22,8 @@ import yaml
 from conftest import (EXAMPLES, FRAGMENTS, KERNEL_VERSION, PATCHED, PRISTINE,
                       TOP, TREES, tool_env)
 
+pytestmark = pytest.mark.usefixtures('trees')
+
 KAUTOBUILD = str(TOP / 'tools' / 'kautobuild')
 sys.path.insert(0, str(TOP / 'qemu-images' / 'lava'))
 BOARDS = ['msm-virt', 'msm-virt-lpae', 'qcom-defconfig', 'qemu-virt']

@@ -19,6 +19,8 @@ import pytest
 
 from conftest import EXAMPLES, PATCHED, TOP, kmake, tool_env
 
+pytestmark = pytest.mark.usefixtures('trees')
+
 BAD = TOP / 'selftests' / 'bad-input'
 TOOLS = TOP / 'tools'
 

@@ -19,9 +19,10 @@ import pytest
 
 from conftest import PATCHED, PRISTINE, TOP, TREES
 
+
 # builds conf with the sanitizers and runs its scenarios under them and
 # valgrind: "make -f Kbuild.mk check" only
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.usefixtures('trees'), pytest.mark.slow]
 
 OUT = TREES / 'out' / 'sanitize-ci'
 RESULT = OUT / 'result.json'

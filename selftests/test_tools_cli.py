@@ -11,6 +11,8 @@ import pytest
 
 from conftest import TOP
 
+pytestmark = pytest.mark.usefixtures('trees')
+
 TOOLS = sorted(p.name for p in (TOP / 'tools').iterdir()
                if p.is_file() and os.access(p, os.X_OK))
 

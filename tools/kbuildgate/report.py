@@ -152,6 +152,8 @@ def junit(results):
 
 
 def write_outputs(args, doc):
+    """Write @doc to args.json and its JUnit XML to args.junit, where
+    given; raises UsageError when a file cannot be written."""
     try:
         if args.json:
             write_atomic(args.json, json.dumps(doc, indent=2) + '\n')
@@ -162,30 +164,49 @@ def write_outputs(args, doc):
 
 
 def exit_status(results):
+    """The exit status of @results: 2 on an infrastructure failure of a
+    step, 1 when a target failed, else 0."""
     if any(s.get('infrastructure') for r in results
            for s in r['steps'].values()):
         return 2
     return 1 if any(r['status'] != 'PASS' for r in results) else 0
 
 
-def merge(args):
-    results, seen = [], {}
-    for path in args.merge:
-        try:
-            with open(path) as f:
-                doc = json.load(f)
-            targets = doc['targets']
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            raise UsageError('%s: not a kautobuild JSON result (%s)' %
-                             (path, e))
+def merge_results(docs):
+    """The targets of several runs' results, @docs [(path, targets)]:
+    each target once, in the order first seen, the later result of a
+    target kept.  Returns (targets, [(path, name) of each target seen
+    again])."""
+    results, seen, again = [], {}, []
+    for path, targets in docs:
         for r in targets:
             if r['name'] in seen:
-                print('kautobuild: %s: %s again, the later result is kept' %
-                      (path, r['name']), file=sys.stderr)
+                again.append((path, r['name']))
                 results[seen[r['name']]] = r
             else:
                 seen[r['name']] = len(results)
                 results.append(r)
+    return results, again
+
+
+def merge(args):
+    """kautobuild --merge: read the JSON results of args.merge, merge
+    them (merge_results()), print the summary and write the outputs.
+    Returns the exit status; raises UsageError for a file that is not a
+    kautobuild result."""
+    docs = []
+    for path in args.merge:
+        try:
+            with open(path) as f:
+                doc = json.load(f)
+            docs.append((path, list(doc['targets'])))
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise UsageError('%s: not a kautobuild JSON result (%s)' %
+                             (path, e))
+    results, again = merge_results(docs)
+    for path, name in again:
+        print('kautobuild: %s: %s again, the later result is kept' %
+              (path, name), file=sys.stderr)
     doc = {'version': 1, 'tool': 'kautobuild', 'merged_from':
            [os.path.abspath(p) for p in args.merge], 'targets': results}
     summary(results)
