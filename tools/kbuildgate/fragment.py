@@ -216,12 +216,7 @@ def main():
         except UsageError as e:
             print('kconfig-fragment: %s' % e, file=sys.stderr)
             return 2
-    ap = argparse.ArgumentParser(
-        prog='kconfig-fragment', description=__doc__.splitlines()[0],
-        epilog='\n'.join(__doc__.splitlines()[2:]),
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--version', action='version',
-                    version='%(prog)s ' + util.VERSION)
+    ap = util.tool_parser('kconfig-fragment', __doc__)
     ap.add_argument('command', choices=['check', 'fix'],
                     help='check: configure and report; fix: add the '
                     'hinted selects to the fragment ("import" has its own '

@@ -27,7 +27,6 @@ Exit status: 0 every fragment passed, 1 some did not, 2 usage or
 infrastructure error (no tree, no fragment, make missing).
 """
 
-import argparse
 import json
 import os
 import re
@@ -79,6 +78,20 @@ def gate(srctree, outdir, fragment, arch):
     return r
 
 
+OPTIONS = [
+    (['--srctree'], dict(required=True,
+                         help='kernel tree with the series applied')),
+    (['--out'], dict(default='build/out/gate', help='output folder, one '
+                     'subfolder per fragment (default: %(default)s)')),
+    (['--arch'], dict(help='architecture for every fragment (default: the '
+                      'fragment\'s "# arch:" line, else x86)')),
+    (['--json'], dict(metavar='FILE', help='write the results to this '
+                      'file')),
+    (['fragments'], dict(nargs='+', metavar='FRAGMENT',
+                         help='a Kconfig fragment that sources "Kconfig"')),
+]
+
+
 def check_args(args):
     """Raise UsageError unless the tree, make, every fragment and its
     architecture are there."""
@@ -97,23 +110,8 @@ def check_args(args):
 
 def main():
     """kconfig-gate's command line; returns the exit status."""
-    ap = argparse.ArgumentParser(
-        prog='kconfig-gate', description=__doc__.splitlines()[0],
-        epilog='\n'.join(__doc__.splitlines()[2:]),
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--version', action='version',
-                    version='%(prog)s ' + util.VERSION)
-    ap.add_argument('--srctree', required=True,
-                    help='kernel tree with the series applied')
-    ap.add_argument('--out', default='build/out/gate',
-                    help='output folder, one subfolder per fragment '
-                    '(default: %(default)s)')
-    ap.add_argument('--arch', help='architecture for every fragment '
-                    '(default: the fragment\'s "# arch:" line, else x86)')
-    ap.add_argument('--json', metavar='FILE',
-                    help='write the results to this file')
-    ap.add_argument('fragments', nargs='+', metavar='FRAGMENT',
-                    help='a Kconfig fragment that sources "Kconfig"')
+    ap = util.tool_parser('kconfig-gate', __doc__)
+    util.add_options(ap, OPTIONS)
     args = ap.parse_args()
 
     try:

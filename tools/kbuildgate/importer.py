@@ -393,6 +393,36 @@ def import_all(args):
     return ret
 
 
+OPTIONS = [
+    (['--srctree'], dict(default=os.environ.get('KERNEL_SRC') or
+                         os.path.join(util.TREES, 'patched'),
+                         help='kernel tree with the series applied '
+                         '(default: $KERNEL_SRC, else %(default)s)')),
+    (['--arch'], dict(default='arm', help='the architecture of the '
+                      'defconfigs (default: %(default)s)')),
+    (['--out'], dict(required=True, help='the folder of the fragments')),
+    (['--work'], dict(help='where the configurations are made (default: '
+                      'build/out/import/ARCH)')),
+    (['--carrier'], dict(help='the always-y symbol whose redefinitions '
+                         'carry the selects (default: ARCH upper-cased)')),
+    (['--no-defaults'], dict(action='store_true', help='do not restate '
+                             'defaults as "select SYM if COND": plain '
+                             'selects only')),
+    (['--no-groups'], dict(action='store_true', help='no shared groups: '
+                           'what a board needs beyond its levels stays in '
+                           'its own file')),
+    (['--group-saving'], dict(type=int, default=GROUP_SAVING,
+                              metavar='LINES', help='make a group only '
+                              'where it saves at least LINES lines '
+                              '(default %(default)s)')),
+    (['--check'], dict(action='store_true', help='configure each board and '
+                       'compare its .config')),
+    (['--json'], dict(help='write the figures here')),
+    (['defconfigs'], dict(nargs='*', metavar='DEFCONFIG', help='a defconfig '
+                          'of arch/ARCH/configs/ (default: every one)')),
+]
+
+
 def add_parser(sub):
     """Add the "import" command and its options to the subparsers @sub;
     returns its parser."""
@@ -400,32 +430,5 @@ def add_parser(sub):
                        'in a hierarchy (see tools/kbuildgate/importer.py)',
                        description=__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument('--srctree', default=os.environ.get('KERNEL_SRC') or
-                   os.path.join(util.TREES, 'patched'),
-                   help='kernel tree with the series applied (default: '
-                   '$KERNEL_SRC, else %(default)s)')
-    p.add_argument('--arch', default='arm',
-                   help='the architecture of the defconfigs (default: '
-                   '%(default)s)')
-    p.add_argument('--out', required=True, help='the folder of the fragments')
-    p.add_argument('--work', help='where the configurations are made '
-                   '(default: build/out/import/ARCH)')
-    p.add_argument('--carrier', help='the always-y symbol whose '
-                   'redefinitions carry the selects (default: ARCH '
-                   'upper-cased)')
-    p.add_argument('--no-defaults', action='store_true',
-                   help='do not restate defaults as "select SYM if COND": '
-                   'plain selects only')
-    p.add_argument('--no-groups', action='store_true',
-                   help='no shared groups: what a board needs beyond its '
-                   'levels stays in its own file')
-    p.add_argument('--group-saving', type=int, default=GROUP_SAVING,
-                   metavar='LINES', help='make a group only where it saves '
-                   'at least LINES lines (default %(default)s)')
-    p.add_argument('--check', action='store_true',
-                   help='configure each board and compare its .config')
-    p.add_argument('--json', help='write the figures here')
-    p.add_argument('defconfigs', nargs='*', metavar='DEFCONFIG',
-                   help='a defconfig of arch/ARCH/configs/ (default: '
-                   'every one)')
+    util.add_options(p, OPTIONS)
     return p

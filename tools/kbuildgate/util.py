@@ -5,6 +5,7 @@ and the stamps that let a step skip work whose inputs did not change.
 It runs nothing and knows no stage.
 """
 
+import argparse
 import hashlib
 import json
 import os
@@ -31,7 +32,28 @@ VERSION = '2'
 STAMP_VERSION = 2
 
 
+def tool_parser(prog, doc):
+    """The argparse parser of the tool @prog whose module docstring is
+    @doc: its first line the description, the rest the epilog, and
+    --version."""
+    ap = argparse.ArgumentParser(
+        prog=prog, description=doc.splitlines()[0],
+        epilog='\n'.join(doc.splitlines()[2:]),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--version', action='version',
+                    version='%(prog)s ' + VERSION)
+    return ap
+
+
+def add_options(ap, options):
+    """Add @options, [(flags, keyword arguments)], to the parser @ap."""
+    for flags, kw in options:
+        ap.add_argument(*flags, **kw)
+
+
 def log_tail(path, n=10):
+    """The last @n lines of the file @path ('' when it cannot be
+    read)."""
     try:
         with open(path, errors='replace') as f:
             return '\n'.join(f.read().splitlines()[-n:])
