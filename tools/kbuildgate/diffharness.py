@@ -77,7 +77,6 @@ Exit status: 0 every goal met, 1 a goal failed, 2 usage or infrastructure
 error (no tree, conf does not build, the shell cache changes a result, a
 tree is remade during the run).
 """
-import argparse
 import collections
 import json
 import os
@@ -90,10 +89,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 from . import kmake, util
 from .errors import SetupError, UsageError
-from .harness_check import (FORMS, MODES, NEVER_HINT, SIZES, candidates,
-                            check_fragment, choice_members, compare,
-                            defconfig_selects, draw, no_ending,
-                            stale_in_stock, warned, write_form)
+from .harness_check import (NEVER_HINT, candidates, check_fragment,
+                            choice_members, compare, defconfig_selects, draw,
+                            no_ending, stale_in_stock, warned, write_form)
+from .harness_options import parser
 from .harness_conf import (START, Conf, build_shim, check_shell_cache,
                            log)
 
@@ -273,60 +272,8 @@ def print_findings(results, show):
 
 
 def main():
-    ap = argparse.ArgumentParser(
-        description=__doc__.splitlines()[0],
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--version', action='version',
-                    version='%(prog)s ' + util.VERSION)
-    ap.add_argument('--seed', type=int, default=1,
-                    help='seed of the random draw of the fragments: the same '
-                    'seed draws the same fragments (default 1)')
-    ap.add_argument('--index', type=int, action='append',
-                    help='check only fragment INDEX of each arch (repeatable;'
-                    ' the fragments are drawn as without it)')
-    ap.add_argument('--count', type=int, default=100,
-                    help='fragments per architecture (default 100)')
-    ap.add_argument('--arch', action='append', choices=('arm', 'x86'),
-                    help='architecture (repeatable; default arm and x86)')
-    ap.add_argument('--modes', nargs='+', choices=MODES, default=list(MODES),
-                    help='conf modes compared, stock against patched '
-                    '(default: all three)')
-    ap.add_argument('--forms', nargs='+', choices=FORMS, default=list(FORMS),
-                    help='how the board is written: (a) a fragment that '
-                    'sources "Kconfig", (b) the board at the end of the '
-                    'top-level Kconfig (default: both)')
-    ap.add_argument('--sizes', nargs='+', choices=SIZES, default=['1-8'],
-                    help='size classes of the fragments, drawn in turn: '
-                    'SIZES selects, or "defconfig", every =y of one of the '
-                    'tree\'s defconfigs (default: 1-8)')
-    ap.add_argument('--rounds', type=int, default=3,
-                    help='rounds of following the union hint (default 3)')
-    ap.add_argument('--stock', default=os.path.join(util.TREES, 'pristine'),
-                    help='the stock kernel tree (default: the pristine tree '
-                    'of tools/kernel-tree)')
-    ap.add_argument('--patched', default=os.path.join(util.TREES, 'patched'),
-                    help='the tree with the series (default: the patched '
-                    'tree of tools/kernel-tree)')
-    ap.add_argument('--out', default=os.path.join(util.TREES, 'out',
-                                                  'diffharness'),
-                    help='folder for conf builds, caches and the fragments '
-                    'with findings (default: build/out/diffharness)')
-    ap.add_argument('--jobs', type=int, default=1,
-                    help='fragments checked at a time (default 1)')
-    ap.add_argument('--minutes', type=float,
-                    help='start no fragment after this many minutes; the '
-                    'figures are of those checked (default: no limit)')
-    ap.add_argument('--json', help='write the results to this file')
-    ap.add_argument('--keep', action='store_true',
-                    help='keep the folders of fragments without findings')
-    ap.add_argument('--show', type=int, default=10,
-                    help='examples printed per kind of finding (default 10)')
-    ap.add_argument('--scratch',
-                    help='folder for the conf runs of each fragment (default:'
-                    ' a new folder in /dev/shm, removed at the end); those '
-                    'with findings move to OUT/fragments')
-    ap.add_argument('--no-shell-cache', action='store_true',
-                    help='run conf without the popen cache (10x slower)')
+    """kconfig-diffharness's command line; returns the exit status."""
+    ap = parser(__doc__)
     args = ap.parse_args()
     archs = args.arch or ['arm', 'x86']
     if args.minutes is not None and args.minutes <= 0:
