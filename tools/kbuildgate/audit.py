@@ -84,17 +84,13 @@ from pathlib import Path
 
 from . import kmake, util
 from .audit_cache import (CACHE_VERSION, Answers, audit_key, cache_dir,
-                          cache_root)
+                          cache_root, cached_tree, sort_answers)
 from .audit_confirm import START, confirm, log, parse_output, randconfig_sweep
 from .audit_review import apply_patch, export_rev, print_results
 from .errors import SetupError, UsageError
 from .kmake import conf_env, kconfig_sources, newer
 
 TOP = Path(util.TOP)
-
-
-FINDING_KEYS = ('level', 'tristate_only', 'coarse', 'depends_on',
-                'depends_value', 'blocking', 'hint')
 
 
 def setup(srctree, arch, build_from):
@@ -118,6 +114,34 @@ def setup(srctree, arch, build_from):
     return tool, str(conf), env
 
 
+def ask(tool, env, kconfig, work, opts, answers, out):
+    """Run the C program @tool on @kconfig in @work with the options
+    @opts, the questions that @answers knows left out; its output in
+    OUT/audit.out.  Returns (its output, its peak memory in KiB, its exit
+    status); raises SetupError when it fails."""
+    cmd = [tool, '--out', str(work)]
+    if opts.get('limit') is not None:
+        cmd += ['--limit', str(opts['limit'])]
+    if opts.get('only'):
+        cmd += ['--only', opts['only']]
+    if opts.get('own'):
+        cmd.append('--own')
+    if answers and answers.db:
+        known = work / 'known.list'
+        known.write_text(''.join(h + '\n' for h in answers.db))
+        cmd += ['--known', str(known)]
+    # its progress lines go to stderr as they come
+    with open(out / 'audit.out', 'w') as fo:
+        proc = subprocess.Popen(cmd + [kconfig], cwd=work, env=env,
+                                stdout=fo)
+        # its own peak memory, not that of the builds before it
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode not in (0, 1):
+        raise SetupError('kconfig-audit exited %d' % proc.returncode)
+    return (out / 'audit.out').read_text(), usage.ru_maxrss, proc.returncode
+
+
 def audit_tree(srctree, arch, kconfig, out, opts, build_from=None,
                use_cache=True, label='tree'):
     """Audit @srctree, asking the C program only the questions whose cone
@@ -133,20 +157,12 @@ def audit_tree(srctree, arch, kconfig, out, opts, build_from=None,
         shutil.rmtree(fdir)
     fdir.mkdir(parents=True)
     answers = Answers(arch, srctree) if use_cache else None
-    if use_cache and (tdir / 'audit.json').is_file():
-        doc = json.loads((tdir / 'audit.json').read_text())
-        # the reproducers are the answers' models, kept once
-        models = [answers.model(f['hash']) for f in doc['findings']]
-        if all(m.is_file() for m in models):
-            for f, m in zip(doc['findings'], models):
-                repro = fdir / os.path.basename(f['reproducer'])
-                shutil.copy(m, repro)
-                f['reproducer'] = str(repro)
-            doc['cached'] = True
-            doc['seconds'] = round(time.monotonic() - start, 1)
-            log('%s: the result of %s, from the cache (%s)' % (
-                label, srctree, key))
-            return doc, None
+    doc = cached_tree(tdir, answers, fdir) if use_cache else None
+    if doc:
+        doc['seconds'] = round(time.monotonic() - start, 1)
+        log('%s: the result of %s, from the cache (%s)' % (
+            label, srctree, key))
+        return doc, None
     log('%s: building kconfig-audit and conf for %s (%s)' % (label, arch,
                                                             srctree))
     tool, conf, env = setup(srctree, arch, build_from or srctree)
@@ -154,35 +170,14 @@ def audit_tree(srctree, arch, kconfig, out, opts, build_from=None,
     if work.exists():
         shutil.rmtree(work)
     work.mkdir(parents=True)
-    cmd = [tool, '--out', str(work)]
-    if opts.get('limit') is not None:
-        cmd += ['--limit', str(opts['limit'])]
-    if opts.get('only'):
-        cmd += ['--only', opts['only']]
-    if opts.get('own'):
-        cmd.append('--own')
-    if answers and answers.db:
-        known = work / 'known.list'
-        known.write_text(''.join(h + '\n' for h in answers.db))
-        cmd += ['--known', str(known)]
     log('%s: asking PicoSAT about the selects of %s%s' % (
         label, kconfig, ' (%d answers known)' % len(answers.db)
         if answers and answers.db else ''))
-    # its progress lines go to stderr as they come
-    with open(out / 'audit.out', 'w') as fo:
-        proc = subprocess.Popen(cmd + [kconfig], cwd=work, env=env,
-                                stdout=fo)
-        # its own peak memory, not that of the builds before it
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
-    peak_kb = usage.ru_maxrss
-    text = (out / 'audit.out').read_text()
-    if proc.returncode not in (0, 1):
-        raise SetupError('kconfig-audit exited %d' % proc.returncode)
+    text, peak_kb, rc = ask(tool, env, kconfig, work, opts, answers, out)
     cands, questions, summary = parse_output(text)
     if summary is None:
         raise SetupError('%s: no answer (exit %d): see the messages '
-                         'above' % (kconfig, proc.returncode))
+                         'above' % (kconfig, rc))
     log('%s: %d selects: %d unsatisfiable, %d candidates, %d answered by '
         'the cache (%d variables, %d clauses, %d coarse comparisons, '
         '%.1f s)' % (label, summary['selects'], summary['unsat'],
@@ -194,43 +189,9 @@ def audit_tree(srctree, arch, kconfig, out, opts, build_from=None,
                                                                len(cands)))
     found, rejected = confirm(conf, env, str(srctree), kconfig, cands,
                               work) if cands else ([], [])
-    byn = {'cand-%d' % c['n']: c for c in found + rejected}
-    found, rejected = [], []
-    for q in questions:
-        ident = {k: q[k] for k in ('selector', 'target', 'file', 'line',
-                                   'condition', 'hash')}
-        if q['result'] in byn:
-            c = byn[q['result']]
-            model = work / ('cand-%d.config' % c['n'])
-            if 'reason' in c:
-                rec = {'result': 'rejected', 'reason': c['reason'],
-                       'level': c['level'], 'coarse': c['coarse'],
-                       'tristate_only': c['tristate_only']}
-            else:
-                rec = dict({k: c.get(k) for k in FINDING_KEYS},
-                           result='finding')
-            if answers:
-                answers.put(q['hash'], rec, model if 'reason' not in c
-                            else None)
-        elif q['result'] == 'known':
-            rec = answers.db[q['hash']]
-            model = answers.model(q['hash'])
-            if rec['result'] not in ('finding', 'rejected'):
-                continue
-        else:
-            if answers and q['result'] == 'unsat':
-                answers.put(q['hash'], {'result': 'unsat'})
-            continue
-        if rec['result'] == 'finding':
-            repro = fdir / ('%s-selects-%s.config' % (q['selector'],
-                                                      q['target']))
-            shutil.copy(model, repro)
-            found.append(dict(ident, reproducer=str(repro),
-                              **{k: rec.get(k) for k in FINDING_KEYS}))
-        else:
-            rejected.append(dict(ident, reason=rec['reason'],
-                                 **{k: rec.get(k) for k in
-                                    ('level', 'coarse', 'tristate_only')}))
+    found, rejected = sort_answers(
+        questions, {'cand-%d' % c['n']: c for c in found + rejected},
+        answers, work, fdir)
     if answers:
         answers.save()
     doc = {'version': 2, 'tool': 'kconfig-audit', 'arch': arch,

@@ -5,16 +5,22 @@ what it reads (audit_key()), and the answer of each question by the hash
 of its cone of influence (Answers).
 
 It writes only under $BUILD/cache/audit (or $KCONFIG_AUDIT_CACHE) and
-build/out/audit/cache/.
+build/out/audit/cache/, and copies the reproducers of a result or of the
+answers into the audit's OUT/findings/ (cached_tree(), sort_answers()).
 """
 
 import hashlib
 import json
 import os
+import shutil
 from pathlib import Path
 
 from . import util
 from .kmake import kconfig_sources
+
+# What a finding records of conf's confirmation
+FINDING_KEYS = ('level', 'tristate_only', 'coarse', 'depends_on',
+                'depends_value', 'blocking', 'hint')
 
 TOP = Path(util.TOP)
 
@@ -61,6 +67,8 @@ def walk_kconfig(srctree):
 
 
 def tool_hash():
+    """The hash of the C program's source and CACHE_VERSION, 12
+    hex digits: a new program or cache layout gets new answers."""
     h = hashlib.sha256(b'%d' % CACHE_VERSION)
     h.update((TOP / 'tools' / 'audit' / 'kconfig-audit.c').read_bytes())
     return h.hexdigest()[:12]
@@ -90,6 +98,9 @@ class Answers:
     reason)."""
 
     def __init__(self, arch, srctree):
+        """Open the answers of @arch and the kconfig of @srctree, in
+        cache_root()/ARCH-TOOL-KCONFIG/answers.json (none yet when it cannot
+        be read)."""
         self.dir = cache_root() / ('%s-%s-%s' % (arch, tool_hash(),
                                                  kconfig_hash(srctree)))
         self.path = self.dir / 'answers.json'
@@ -100,9 +111,13 @@ class Answers:
         self.dirty = False
 
     def model(self, h):
+        """The path of the .config (a finding's reproducer) kept for the
+        question whose cone hash is @h."""
         return self.dir / 'models' / (h + '.config')
 
     def put(self, h, rec, model=None):
+        """Record @rec as the answer of the question @h, and keep the
+        file @model (a reproducer) with it when given."""
         self.db[h] = rec
         self.dirty = True
         if model:
@@ -111,7 +126,72 @@ class Answers:
                               Path(model).read_text(errors='replace'))
 
     def save(self):
+        """Write the answers back atomically, if any changed since they
+        were read."""
         if self.dirty:
             self.dir.mkdir(parents=True, exist_ok=True)
             util.write_atomic(str(self.path), json.dumps(self.db) + '\n')
             self.dirty = False
+
+
+def cached_tree(tdir, answers, fdir):
+    """The document of the tree's last audit, cached in @tdir, with its
+    reproducers (the models of @answers) copied into @fdir; None when
+    there is none or a model is missing."""
+    if not (tdir / 'audit.json').is_file():
+        return None
+    doc = json.loads((tdir / 'audit.json').read_text())
+    # the reproducers are the answers' models, kept once
+    models = [answers.model(f['hash']) for f in doc['findings']]
+    if not all(m.is_file() for m in models):
+        return None
+    for f, m in zip(doc['findings'], models):
+        repro = fdir / os.path.basename(f['reproducer'])
+        shutil.copy(m, repro)
+        f['reproducer'] = str(repro)
+    doc['cached'] = True
+    return doc
+
+
+def sort_answers(questions, confirmed, answers, work, fdir):
+    """Each question's answer: conf's for the candidates it
+    @confirmed (by name), the cache's for the known ones, recorded in
+    @answers.  Returns (findings, their reproducers copied into @fdir;
+    rejected candidates)."""
+    found, rejected = [], []
+    for q in questions:
+        ident = {k: q[k] for k in ('selector', 'target', 'file', 'line',
+                                   'condition', 'hash')}
+        if q['result'] in confirmed:
+            c = confirmed[q['result']]
+            model = work / ('cand-%d.config' % c['n'])
+            if 'reason' in c:
+                rec = {'result': 'rejected', 'reason': c['reason'],
+                       'level': c['level'], 'coarse': c['coarse'],
+                       'tristate_only': c['tristate_only']}
+            else:
+                rec = dict({k: c.get(k) for k in FINDING_KEYS},
+                           result='finding')
+            if answers:
+                answers.put(q['hash'], rec, model if 'reason' not in c
+                            else None)
+        elif q['result'] == 'known':
+            rec = answers.db[q['hash']]
+            model = answers.model(q['hash'])
+            if rec['result'] not in ('finding', 'rejected'):
+                continue
+        else:
+            if answers and q['result'] == 'unsat':
+                answers.put(q['hash'], {'result': 'unsat'})
+            continue
+        if rec['result'] == 'finding':
+            repro = fdir / ('%s-selects-%s.config' % (q['selector'],
+                                                      q['target']))
+            shutil.copy(model, repro)
+            found.append(dict(ident, reproducer=str(repro),
+                              **{k: rec.get(k) for k in FINDING_KEYS}))
+        else:
+            rejected.append(dict(ident, reason=rec['reason'],
+                                 **{k: rec.get(k) for k in
+                                    ('level', 'coarse', 'tristate_only')}))
+    return found, rejected

@@ -58,6 +58,8 @@ def flat_fragment(tree, path, select):
 
 
 def written(out):
+    """'written' when conf wrote OUT/.config in @out, else 'nothing
+    written'."""
     return 'written' if os.path.exists(os.path.join(out, '.config')) \
         else 'nothing written'
 
@@ -74,6 +76,9 @@ def item_werror(tree, tmp, select='USB'):
 
 
 def item_duplicates(tree, tmp):
+    """The tree's real unmet select on ARM (REAL_UNMET), then
+    olddefconfig and syncconfig: how often each warns about it.  Returns
+    (the row's text, whether each warned once, conf's output)."""
     allconfig, target, env, sym = REAL_UNMET[util.KERNEL_VERSION]
     path = os.path.join(tmp, 'all.config')
     with open(path, 'w') as f:
@@ -89,6 +94,9 @@ def item_duplicates(tree, tmp):
 
 
 def item_diagnosis(tree, tmp, what):
+    """allnoconfig on a board that selects USB: conf's @what
+    ('location', 'cause' or 'fix') line.  Returns (the line or 'none',
+    whether there is one, conf's output)."""
     frag = flat_fragment(tree, os.path.join(tmp, 'flat.Kconfig'), 'USB')
     rc, text = kmake_run(tree, os.path.join(tmp, 'o'), 'allnoconfig',
                      env={'KBUILD_KCONFIG': frag})
@@ -101,6 +109,9 @@ def item_diagnosis(tree, tmp, what):
 
 
 def item_torvalds(tree, tmp):
+    """Torvalds's fragment: a board, then source "Kconfig", as
+    KBUILD_KCONFIG.  Returns (the exit status and first diagnostic,
+    whether it configured and warned about USB alone, conf's output)."""
     frag = os.path.join(tmp, 'Mykconfig')
     with open(frag, 'w') as f:
         f.write(BOARD % 'USB' + 'source "Kconfig"\n')
@@ -113,6 +124,10 @@ def item_torvalds(tree, tmp):
 
 
 def item_dropped(tree, tmp):
+    """CONFIG_USB=y as KCONFIG_ALLCONFIG of allnoconfig under
+    KCONFIG_WERROR and KCONFIG_WARN_DROPPED: is the dropped request
+    reported and fatal?  Returns (the row's text, whether it is, conf's
+    output)."""
     path = os.path.join(tmp, 'all.config')
     with open(path, 'w') as f:
         f.write('CONFIG_USB=y\n')
@@ -125,6 +140,9 @@ def item_dropped(tree, tmp):
 
 
 def item_stale(tree, tmp):
+    """A build folder configured with the real unmet select, then
+    make prepare again under KCONFIG_WERROR=1: does it fail?  Returns (the
+    row's text, whether it failed, make's output)."""
     allconfig, target, env, _ = REAL_UNMET[util.KERNEL_VERSION]
     path = os.path.join(tmp, 'all.config')
     with open(path, 'w') as f:
@@ -154,6 +172,9 @@ ITEMS = [
 
 
 def main():
+    """kconfig-baseline's command line: each item of ITEMS on the
+    stock and the patched tree, one row each.  Returns the exit status:
+    0 the series beats stock on every item, 1 not, 2 a tree missing."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--stock', default=os.path.join(util.TREES, 'pristine'),
                     help='the stock tree (default: KERNEL_VERSION\'s '

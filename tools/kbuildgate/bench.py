@@ -64,6 +64,7 @@ import sys
 import tempfile
 import time
 from . import kmake, util
+from .bench_audit import bench_audit
 
 TOP = util.TOP
 BUILD = util.TREES  # the trees of KERNEL_VERSION (util.py)
@@ -127,19 +128,6 @@ def timed(cmd, env=None):
     return time.monotonic() - start, usage.ru_maxrss, p.returncode
 
 
-def cpu_timed(cmd, env=None):
-    """Run @cmd; return (wall seconds, CPU seconds (user + system, it and
-    the children it waited for), returncode, stdout)."""
-    start = time.monotonic()
-    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, text=True)
-    text = p.stdout.read()
-    _, status, usage = os.wait4(p.pid, 0)
-    p.returncode = os.waitstatus_to_exitcode(status)
-    return (time.monotonic() - start, usage.ru_utime + usage.ru_stime,
-            p.returncode, text)
-
-
 def sequential(tree, out, defconfigs, olddefconfig=None):
     """make <x>_defconfig for each of @defconfigs in @out; return (seconds,
     {defconfig: .config bytes}).  With @olddefconfig (a list), time a
@@ -181,6 +169,10 @@ def kautobuild(tmp, tree, defconfigs):
 
 
 def bench_gate(tmp, count):
+    """The part "gate": the first @count ARM defconfigs configured
+    one make each in the stock and the patched tree, in one make
+    batchconfig, and by kautobuild --config-only; prints each time.
+    Returns (the batch's goal met, the figures)."""
     patched = os.path.join(BUILD, 'patched')
     pristine = os.path.join(BUILD, 'pristine')
     defconfigs = sorted(d for d in os.listdir(os.path.join(
@@ -255,6 +247,9 @@ def median_count(tree, tmp, name, target, fragment):
 
 
 def bench_instructions(tmp):
+    """The part "instructions": conf's instruction counts on
+    each case of CASES, stock against patched (median_count()); prints
+    each ratio.  Returns (every ratio within its goal, the figures)."""
     results, ok = [], True
     print('%-18s %16s %16s %7s %6s' % ('case', 'stock', 'patched',
                                         'ratio', 'goal'))
@@ -279,127 +274,10 @@ def bench_instructions(tmp):
     return ok, results
 
 
-AUDIT_GOALS = {'arm': (300, 120), 'x86': (None, None)}
-AGAIN_GOAL, CHANGE_GOAL = 10, 30
-
-
-def demo_patch(tree, path):
-    """A one-file change: a new bool symbol with a prompt that selects
-    REGMAP_I2C (which depends on I2C), as a git format-patch."""
-    import difflib
-    rel = 'drivers/misc/Kconfig'
-    old = open(os.path.join(tree, rel)).read()
-    new = old.replace('config DUMMY_IRQ\n', 'config KBG_DEMO_SENSOR\n'
-                      '\tbool "KBG demo board sensor"\n'
-                      '\tselect REGMAP_I2C\n\nconfig DUMMY_IRQ\n', 1)
-    with open(path, 'w') as f:
-        f.write('Subject: [PATCH] misc: add the KBG demo sensor\n\n---\n'
-                'diff --git a/%s b/%s\n' % (rel, rel))
-        f.writelines(difflib.unified_diff(
-            old.splitlines(True), new.splitlines(True), 'a/' + rel,
-            'b/' + rel))
-    return path
-
-
-def bench_audit(tmp):
-    results, ok = [], True
-    cache = os.path.join(tmp, 'audit-cache')
-    env = dict(os.environ, KCONFIG_AUDIT_CACHE=cache)
-    tool = [sys.executable, os.path.join(TOP, 'tools', 'kconfig-audit')]
-    patched = os.path.join(BUILD, 'patched')
-    for arch, (goal, cpu_goal) in AUDIT_GOALS.items():
-        out = os.path.join(tmp, 'audit-' + arch)
-        cmd = tool + ['--srctree', patched, '--arch', arch, '--out', out]
-        # the first run builds the program and conf (cached): not timed
-        ps = subprocess.run(cmd + ['--limit', '0', '--no-cache'],
-                            stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
-        if ps.returncode not in (0, 1):
-            raise RuntimeError('kconfig-audit --arch %s failed:\n%s' %
-                               (arch, ps.stdout[-2000:]))
-        doc = os.path.join(tmp, 'audit-%s.json' % arch)
-        wall, cpu, rc, text = cpu_timed(cmd + ['--json', doc], env)
-        if rc not in (0, 1) or not os.path.isfile(doc):
-            raise RuntimeError('kconfig-audit --arch %s failed:\n%s' %
-                               (arch, text[-2000:]))
-        with open(doc) as f:
-            r = json.load(f)
-        met = (goal is None or r['seconds'] <= goal) and \
-            (cpu_goal is None or cpu <= cpu_goal)
-        ok = ok and met
-        print('  %-52s %8.1fs  %s%s' % (
-            'kconfig-audit --arch %s (whole tree), wall' % arch,
-            r['seconds'], '(goal <= %ds) ' % goal if goal else '',
-            'ok' if goal is None or r['seconds'] <= goal else 'MISSED'))
-        print('  %-52s %8.1fs  %s%s' % (
-            '  CPU, cold cache', cpu,
-            '(goal <= %ds) ' % cpu_goal if cpu_goal else '',
-            'ok' if cpu_goal is None or cpu <= cpu_goal else 'MISSED'))
-        print('  %-52s %8.1fs' % (
-            '  the C program (parse, encode, SAT), wall',
-            r['summary']['sat_seconds']))
-        print('  %-52s %8.1f MiB' % ('  peak memory (max RSS)',
-                                     r['peak_rss_kib'] / 1024))
-        print('  %-52s %d selects, %d candidates, %d confirmed, %d '
-              'rejected' % ('', r['summary']['selects'],
-                            r['summary']['candidates'], len(r['findings']),
-                            len(r['rejected'])), flush=True)
-        res = {'arch': arch, 'seconds': r['seconds'], 'goal_seconds': goal,
-               'cpu_seconds': round(cpu, 1), 'goal_cpu_seconds': cpu_goal,
-               'sat_seconds': r['summary']['sat_seconds'],
-               'peak_rss_kib': r['peak_rss_kib'],
-               'selects': r['summary']['selects'],
-               'candidates': r['summary']['candidates'],
-               'confirmed': [(f['selector'], f['target'])
-                             for f in r['findings']],
-               'rejected': len(r['rejected'])}
-        if arch == 'arm':
-            # the same tree again: its result from the cache
-            wall, cpu, rc, text = cpu_timed(cmd, env)
-            met = rc == 1 and cpu <= AGAIN_GOAL
-            ok = ok and met
-            print('  %-52s %8.1fs  wall %.1fs (goal <= %ds CPU) %s' % (
-                '  again, the same tree: CPU', cpu, wall, AGAIN_GOAL,
-                'ok' if met else 'MISSED'), flush=True)
-            res.update(again_cpu_seconds=round(cpu, 1),
-                       again_seconds=round(wall, 1))
-            # a one-file change against the cached tree
-            patch = demo_patch(patched, os.path.join(tmp, 'demo.patch'))
-            cdoc = os.path.join(tmp, 'audit-change.json')
-            wall, cpu, rc, text = cpu_timed(
-                tool + ['--patch', patch, '--srctree', patched, '--arch',
-                        'arm', '--out', out + '-change', '--json', cdoc],
-                env)
-            try:
-                with open(cdoc) as f:
-                    c = json.load(f)
-            except (OSError, ValueError):
-                raise RuntimeError('kconfig-audit --patch failed:\n%s' %
-                                   text[-2000:])
-            met = rc == 1 and c['new'] == 1 and cpu <= CHANGE_GOAL
-            ok = ok and met
-            s = c['summary']
-            solved = s['selects'] - s['carried'] - s.get('reused', 0)
-            print('  %-52s %8.1fs  wall %.1fs (goal <= %ds CPU) %s' % (
-                '  a one-file change (--patch), cached base: CPU', cpu,
-                wall, CHANGE_GOAL, 'ok' if met else 'MISSED'))
-            print('  %-52s %d new, %d known; %d selects solved again, %d '
-                  'from the cache' % ('', c['new'], c['known'], solved,
-                                      s.get('reused', 0)), flush=True)
-            res.update(change_cpu_seconds=round(cpu, 1),
-                       change_seconds=round(wall, 1),
-                       change_new=c['new'], change_known=c['known'],
-                       change_solved=solved,
-                       change_reused=s.get('reused', 0),
-                       goal_again_cpu_seconds=AGAIN_GOAL,
-                       goal_change_cpu_seconds=CHANGE_GOAL)
-        results.append(res)
-    print('  %-52s %s' % ('kismet (peer reference)', 'does not run here: '
-                          'about an hour per architecture, quoted'))
-    return ok, results
-
-
 def main():
+    """kconfig-bench's command line: the parts asked for (--part), the
+    figures written to --json.  Returns the exit status: 0 every goal met,
+    1 one missed, 2 an infrastructure error."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--version', action='version',
                     version='%(prog)s ' + util.VERSION)

@@ -62,6 +62,8 @@ class Steps:
     @out, a progress line before and after, and its result."""
 
     def __init__(self, out):
+        """@out: the board's output folder, where each step's log
+        goes."""
         self.out = out
         self.start = time.monotonic()
         self.results = []

@@ -113,6 +113,8 @@ START = time.monotonic()
 
 
 def log(msg):
+    """Print @msg to stderr with the seconds since the harness
+    started."""
     print('[%7.1fs] %s' % (time.monotonic() - START, msg), file=sys.stderr,
           flush=True)
 
@@ -143,6 +145,9 @@ class Conf:
     """scripts/kconfig/conf of @tree for @arch, built in @out, run directly."""
 
     def __init__(self, tag, tree, arch, out):
+        """@tag: 'stock' or 'patched'; @tree: its kernel tree; @arch:
+        the ARCH; @out: the harness's folder, conf built in
+        OUT/conf/TAG-ARCH/.  build() builds it."""
         self.tag, self.tree, self.arch = tag, tree, arch
         self.out = os.path.join(out, 'conf', '%s-%s' % (tag, arch))
         self.conf = os.path.join(self.out, 'scripts/kconfig/conf')

@@ -18,6 +18,9 @@ STEPS = ('configure', 'audit', 'build', 'boot', 'lava')
 
 
 def logs_of(r):
+    """The logs of the target result @r, step by step in STEPS order
+    (the log, sparse log, console, batch log, LAVA job and JSON of
+    each), each once."""
     logs = []
     for s in STEPS:
         st = r['steps'].get(s, {})
@@ -30,6 +33,8 @@ def logs_of(r):
 
 
 def dropped_kinds(r):
+    """The count of each kind of DROPPED_KINDS among the dropped
+    requests of the target result @r."""
     counts = dict.fromkeys(DROPPED_KINDS, 0)
     for d in r.get('dropped', []):
         counts[d['kind']] = counts.get(d['kind'], 0) + 1
@@ -42,6 +47,9 @@ SHORT = {'unknown': 'unkn', 'unmet': 'unmt', 'no-prompt': 'nopr',
 
 
 def summary(results, out=sys.stdout):
+    """Print kautobuild's summary of @results to @out: the table
+    (a row per target, each step's status, unmet and dropped counts),
+    the totals, LAVA's and the audit's verdicts, and every log."""
     w = max([len(r['name']) for r in results] + [6])
     head = '%-*s %-9s %-9s %-5s %-5s %-5s %5s %7s %s %7s' % (
         w, 'target', 'kind', 'configure', 'audit', 'build', 'boot', 'unmet',
@@ -97,6 +105,9 @@ def summary(results, out=sys.stdout):
 
 
 def junit(results):
+    """The JUnit XML of @results: a testsuite per kind of target, a
+    testcase per step of each target (failed, skipped, its log and
+    notes as system-out).  Returns the document as a string."""
     suites = ET.Element('testsuites', name='kautobuild')
     totals = {'tests': 0, 'failures': 0, 'skipped': 0, 'time': 0.0}
     for kind in ('board', 'fragment', 'defconfig'):

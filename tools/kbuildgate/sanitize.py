@@ -67,6 +67,7 @@ VALGRIND_CI = ('defconfig:qcom_defconfig', 'allnoconfig:x86',
 
 
 def log(msg):
+    """Print @msg at once (flushed)."""
     print(msg, flush=True)
 
 
@@ -82,8 +83,16 @@ def show_tail(path, lines=40):
 
 
 class Scenario:
+    """One input of conf under the sanitizers or valgrind: a name,
+    conf's arguments, its environment and files, the exit statuses that
+    are right, and whether it writes the JSON report."""
     def __init__(self, name, arch, args, env=None, ok=(0,), files=None,
                  report=False, make_target=None):
+        """@name: e.g. 'defconfig:qcom_defconfig'; @arch: the ARCH;
+        @args: conf's arguments; @env: variables added; @ok: the exit
+        statuses that pass; @files: {name: text} written in its folder;
+        @report: run with KCONFIG_UNMET_REPORT=report.json; @make_target: run
+        "make TARGET" instead of conf."""
         self.name, self.arch, self.args = name, arch, args
         self.env = env or {}
         self.ok = ok
@@ -93,6 +102,9 @@ class Scenario:
 
 
 def scenarios(srctree, which):
+    """The Scenarios of @srctree for the set @which ('ci' or
+    'full'): defconfigs, all*config, randconfigs, the boards, the
+    examples, dropped requests, a .config read back, and testconfig."""
     arm_configs = sorted(p.name for p in
                          (srctree / 'arch/arm/configs').glob('*_defconfig'))
     gate = {'KCONFIG_WERROR': '1', 'KCONFIG_WARN_DROPPED': '1'}
@@ -141,6 +153,8 @@ def scenarios(srctree, which):
 
 
 def run_dir(base, sc):
+    """The fresh folder of Scenario @sc under @base, with its
+    files written in it.  Returns its Path."""
     d = base / re.sub(r'[^\w.-]', '_', sc.name)
     if d.exists():
         shutil.rmtree(d)
@@ -151,11 +165,15 @@ def run_dir(base, sc):
 
 
 def conf_cmd(confbin, sc):
+    """conf's command line for Scenario @sc: @confbin, its arguments
+    and its Kconfig (KBUILD_KCONFIG, else Kconfig)."""
     kconfig = sc.env.get('KBUILD_KCONFIG', 'Kconfig')
     return [str(confbin)] + sc.args + [kconfig]
 
 
 def base_env(arch_env):
+    """The environment of a conf run: PATH, HOME, LC_ALL=C and the
+    variables of @arch_env (conf's, kmake.conf_env())."""
     e = {'PATH': os.environ.get('PATH', '/usr/bin:/bin'),
          'HOME': os.environ.get('HOME', '/root'), 'LC_ALL': 'C'}
     e.update(arch_env)
@@ -163,6 +181,8 @@ def base_env(arch_env):
 
 
 def san_options(logdir):
+    """ASAN_OPTIONS, LSAN_OPTIONS and UBSAN_OPTIONS that halt on
+    the first error and log into @logdir/san.*."""
     lp = str(logdir / 'san')
     return {
         'ASAN_OPTIONS': 'detect_leaks=1:log_path=%s:halt_on_error=1:'
@@ -174,6 +194,8 @@ def san_options(logdir):
 
 
 def count_reports(logdir):
+    """The sanitizer logs (san.*) in @logdir, sorted: each one a
+    report."""
     files = sorted(logdir.glob('san.*'))
     return files
 
@@ -191,6 +213,10 @@ def show_failures(failed):
 
 
 def run_sanitized(args, sc, confbin, envs, base):
+    """Run Scenario @sc under the sanitizers (conf @confbin with
+    the ARCH environments @envs, or make for a make target), in a folder
+    under @base.  Returns its result: exit status, seconds, reports and
+    the problems found (none is a pass)."""
     d = run_dir(base, sc)
     logdir = d / 'sanlogs'
     logdir.mkdir()
@@ -239,6 +265,10 @@ VG_ERRORS = re.compile(r'ERROR SUMMARY: ([\d,]+) errors')
 
 
 def run_valgrind(sc, confbin, env_arch, base, tag):
+    """Run Scenario @sc with conf @confbin (the @tag tree's, with
+    @env_arch) under valgrind, in a folder under @base/@tag.  Returns
+    its exit status, the bytes and blocks definitely lost, the other
+    errors, the seconds and the log."""
     d = run_dir(base / tag, sc)
     env = base_env(env_arch)
     env.update(sc.env)
@@ -267,6 +297,9 @@ def run_valgrind(sc, confbin, env_arch, base, tag):
 
 
 def do_sanitize(args, all_sc):
+    """Build conf with the sanitizers, then run every Scenario of
+    @all_sc (--only's) under them; prints each and the failures.
+    Returns {'scenarios', 'reports', 'failed'}."""
     log('== sanitize: building conf of %s with %s' % (args.srctree, SAN_CFLAGS))
     envs = {}
     boot_logs = args.out / 'build-sanlogs'
@@ -308,6 +341,10 @@ def do_sanitize(args, all_sc):
 
 
 def do_valgrind(args, all_sc):
+    """Build stock and patched conf without the sanitizers, then
+    run the valgrind set of @all_sc on both; patched conf losing more
+    bytes or making more memcheck errors than stock, or exiting wrongly,
+    is a problem.  Returns {'scenarios', 'failed'}."""
     names = VALGRIND_SET if args.set == 'full' else VALGRIND_CI
     by_name = {sc.name: sc for sc in all_sc}
     vsc = [by_name[n] for n in names if n in by_name]
@@ -359,6 +396,9 @@ def do_valgrind(args, all_sc):
 
 
 def main():
+    """kconfig-sanitize's command line: the sanitizers, then
+    valgrind, results to --json.  Returns the exit status: 0 clean, 1 a
+    problem found, 2 a usage or setup error."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--version', action='version',
                     version='%(prog)s ' + util.VERSION)

@@ -62,6 +62,7 @@ def log_tail(path, n=10):
 
 
 def sha256_file(path):
+    """The SHA-256 of the file @path, in hex."""
     h = hashlib.sha256()
     with open(path, 'rb') as f:
         for chunk in iter(lambda: f.read(1 << 20), b''):
@@ -85,11 +86,15 @@ def write_atomic(path, text):
 
 
 def key_of(*parts):
+    """The SHA-256, in hex, of @parts as sorted JSON: a stamp's key
+    of what the parts say."""
     return hashlib.sha256(json.dumps(parts, sort_keys=True)
                           .encode()).hexdigest()
 
 
 def read_stamp(path):
+    """The stamp (JSON) at @path as a dict, {} when there is none
+    or it cannot be read."""
     try:
         with open(path) as f:
             return json.load(f)
