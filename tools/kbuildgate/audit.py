@@ -219,10 +219,9 @@ def parser():
         'See docs/audit.md.')
     ap.add_argument('--version', action='version',
                     version='kconfig-audit %d' % CACHE_VERSION)
-    ap.add_argument('--srctree', default=str(Path(util.TREES) / 'patched'),
-                    help='the kernel tree to audit (default: build/patched '
-                    'of KERNEL_VERSION); with --patch, the tree the patch '
-                    'applies to, and the base')
+    ap.add_argument('--srctree', **kmake.srctree_option(
+        'the kernel tree to audit; with --patch, the tree the patch '
+        'applies to, and the base'))
     ap.add_argument('--arch', default='arm',
                     help='ARCH of the Kconfig tree (default: arm)')
     ap.add_argument('--fragment', help='a Kconfig fragment (KBUILD_KCONFIG)'

@@ -45,8 +45,8 @@ Steps, each target in OUT/NAME/ with one log per step:
              that some configuration derived from it can leave unmet
              (PicoSAT, each confirmed by conf).  Fails on any finding, with
              its reproducer .config.  In OUT/NAME/audit/ and audit.json.
-  build      make zImage dtbs (bzImage on x86), after make C=1 on the
-             paths the board names (SPARSE=).  Defconfigs skip it unless
+  build      make zImage dtbs (bzImage on x86), then make C=2 (sparse) on
+             the paths the board names (SPARSE=).  Defconfigs skip it unless
              --build-defconfigs.  Skipped when .config, the source tree
              and the toolchain are unchanged since the last good build.
   boot       qemu-images/build-initramfs and qemu-images/boot, for boards
@@ -141,9 +141,7 @@ def parser():
                     help='parallel configure steps, and make -jN')
     ap.add_argument('--json', help='write the results as JSON')
     ap.add_argument('--junit', help='write the results as JUnit XML')
-    ap.add_argument('--srctree', default=os.path.join(TREES, 'patched'),
-                    help='the patched tree (default: KERNEL_VERSION\'s, '
-                    'build/patched for 6.1)')
+    ap.add_argument('--srctree', **kmake.srctree_option())
     ap.add_argument('--arch', default='arm',
                     help='architecture of defconfigs and fragments (arm)')
     ap.add_argument('--out', default=os.path.join(TREES, 'out', 'kautobuild'),

@@ -75,16 +75,24 @@ def item_werror(tree, tmp, select='USB'):
         not os.path.exists(os.path.join(out, '.config')), text
 
 
-def item_duplicates(tree, tmp):
-    """The tree's real unmet select on ARM (REAL_UNMET), then
-    olddefconfig and syncconfig: how often each warns about it.  Returns
-    (the row's text, whether each warned once, conf's output)."""
+def real_unmet(tree, tmp):
+    """Configure @tree for ARM in @tmp/o with its real unmet select
+    (REAL_UNMET of KERNEL_VERSION, its values as KCONFIG_ALLCONFIG).
+    Returns (the output folder, the symbol left unmet)."""
     allconfig, target, env, sym = REAL_UNMET[util.KERNEL_VERSION]
     path = os.path.join(tmp, 'all.config')
     with open(path, 'w') as f:
         f.write(allconfig)
     out = os.path.join(tmp, 'o')
     kmake_run(tree, out, target, arch='arm', env=dict(env, KCONFIG_ALLCONFIG=path))
+    return out, sym
+
+
+def item_duplicates(tree, tmp):
+    """The tree's real unmet select on ARM (REAL_UNMET), then
+    olddefconfig and syncconfig: how often each warns about it.  Returns
+    (the row's text, whether each warned once, conf's output)."""
+    out, sym = real_unmet(tree, tmp)
     counts = []
     for mode in ('olddefconfig', 'syncconfig'):
         _, text = kmake_run(tree, out, mode, arch='arm')
@@ -143,12 +151,7 @@ def item_stale(tree, tmp):
     """A build folder configured with the real unmet select, then
     make prepare again under KCONFIG_WERROR=1: does it fail?  Returns (the
     row's text, whether it failed, make's output)."""
-    allconfig, target, env, _ = REAL_UNMET[util.KERNEL_VERSION]
-    path = os.path.join(tmp, 'all.config')
-    with open(path, 'w') as f:
-        f.write(allconfig)
-    out = os.path.join(tmp, 'o')
-    kmake_run(tree, out, target, arch='arm', env=dict(env, KCONFIG_ALLCONFIG=path))
+    out, _ = real_unmet(tree, tmp)
     kmake_run(tree, out, 'prepare', arch='arm')
     rc, text = kmake_run(tree, out, 'prepare', arch='arm',
                      env={'KCONFIG_WERROR': '1'})
@@ -176,12 +179,7 @@ def main():
     stock and the patched tree, one row each.  Returns the exit status:
     0 the series beats stock on every item, 1 not, 2 a tree missing."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument('--stock', default=os.path.join(util.TREES, 'pristine'),
-                    help='the stock tree (default: KERNEL_VERSION\'s '
-                    'pristine tree)')
-    ap.add_argument('--patched', default=os.path.join(util.TREES, 'patched'),
-                    help='the tree with the series (default: '
-                    'KERNEL_VERSION\'s patched tree)')
+    kmake.tree_pair_options(ap)
     ap.add_argument('--json', help='write the rows to this file')
     ap.add_argument('--version', action='version',
                     version='%(prog)s ' + __version__)

@@ -33,6 +33,17 @@ class BootStep:
         """@run: the run.Run whose options, tree and folders it uses."""
         self.run = run
 
+    def phase(self, t, name, f, log, cmd, env):
+        """Run @cmd with @env as the phase @name of @t (initramfs or
+        boot), its output appended to the open file @f of @log, and
+        report it to the run's started() and ended().  Returns the exit
+        status."""
+        self.run.started(t, name, log)
+        start = time.monotonic()
+        rc = kmake.logged(f, cmd, env)
+        self.run.ended(t, name, log, rc, time.monotonic() - start)
+        return rc
+
     def __call__(self, t):
         """Boot @t in QEMU; returns the step's result."""
         run = self.run
@@ -45,14 +56,14 @@ class BootStep:
         cpio = os.path.join(initramfs, 'initramfs.cpio')
         res = {'log': log, 'console': console}
         with open(log, 'w') as f:
-            rc = kmake.logged(f, [os.path.join(TOP, 'qemu-images',
-                                               'build-initramfs'),
-                                  run.srctree, initramfs],
-                              dict(run.env, CROSS_COMPILE=kmake.CROSS_COMPILE
-                                   .get(t.arch, '')))
+            rc = self.phase(t, 'initramfs', f, log, [
+                os.path.join(TOP, 'qemu-images', 'build-initramfs'),
+                run.srctree, initramfs], dict(
+                    run.env, CROSS_COMPILE=kmake.CROSS_COMPILE.get(t.arch,
+                                                                   '')))
             if rc == 0:
                 res.update(lava_job(run, t, image, cpio))
-                rc = kmake.logged(f, [
+                rc = self.phase(t, 'boot', f, log, [
                     sys.executable, os.path.join(TOP, 'qemu-images', 'boot'),
                     '--kernel', image, '--initrd', cpio, '--log', console,
                     '--machine', t.machine, '--cpu', t.cpu,
@@ -100,6 +111,7 @@ def lava_job(run, t, image, cpio):
     except ImportError:
         out['lava_valid'] = None      # lava-common not installed
     return out
+
 
 class LavaStep:
     """The lava step (--lava-run).  Input: the boot step's LAVA job and

@@ -73,8 +73,13 @@ class ConfigureStep:
 
     def env(self, report):
         """The environment of a defconfig's make: the report, and
-        KCONFIG_WERROR only if the options ask for it (see the class)."""
-        return kmake.environment(self.run.env, report=report,
+        KCONFIG_WERROR only if the options ask for it (see the class),
+        and with their warn_all KCONFIG_WARN_DROPPED and
+        KCONFIG_WARN_UNKNOWN_SYMBOLS."""
+        extra = {'KCONFIG_WARN_DROPPED': '1',
+                 'KCONFIG_WARN_UNKNOWN_SYMBOLS': '1'} \
+            if self.opts.warn_all else None
+        return kmake.environment(self.run.env, extra, report=report,
                                  werror=self.opts.werror)
 
     def key(self, t):
@@ -121,6 +126,8 @@ class ConfigureStep:
                 os.unlink(f)
         reports = [report]
         self.seed(d, t.arch)
+        self.run.started(t, 'configure', log)
+        phase = time.monotonic()
         if t.fragment:
             # the one path of kconfig-gate and kconfig-fragment; the
             # board's configuration starts from its CONFIG_FRAGMENT's
@@ -131,6 +138,7 @@ class ConfigureStep:
                 base_env=self.run.env, report=report, log=log)['returncode']
         else:
             rc = self.defconfig(t, d, log, reports)
+        self.run.ended(t, 'configure', log, rc, time.monotonic() - phase)
         res = self.verdict(t, rc, reports, log, time.monotonic() - start)
         if rc == 0 and key and t.result['config'] and \
                 all(os.path.isfile(r) for r in reports):

@@ -31,8 +31,8 @@ hierarchy of Kconfig files that regenerates its .config exactly: see
 "kconfig-fragment import --help" and docs/import.md.
 
 The tree must carry this project's kconfig series.  --srctree defaults to
-$KERNEL_SRC, then to build/patched of this project; --arch to $ARCH, then
-to the host's architecture, as in kbuild.
+the patched tree of KERNEL_VERSION (build/patched for 6.1), as in every
+tool; --arch to $ARCH, then to the host's architecture, as in kbuild.
 
 Exit status: 0 clean, 1 findings: unmet selects, undefined symbols,
 dropped requests or a syntax error (or, for fix, cannot be fixed), 2 usage
@@ -221,10 +221,7 @@ def main():
                     help='check: configure and report; fix: add the '
                     'hinted selects to the fragment ("import" has its own '
                     'options: import --help)')
-    ap.add_argument('--srctree', default=os.environ.get('KERNEL_SRC') or
-                    os.path.join(util.TREES, 'patched'),
-                    help='kernel tree with the series applied (default: '
-                    '$KERNEL_SRC, else %(default)s)')
+    ap.add_argument('--srctree', **kmake.srctree_option())
     ap.add_argument('--arch', default=os.environ.get('ARCH') or host_arch(),
                     help='architecture (default: $ARCH, else the host\'s: '
                     '%(default)s)')

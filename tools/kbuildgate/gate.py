@@ -79,8 +79,7 @@ def gate(srctree, outdir, fragment, arch):
 
 
 OPTIONS = [
-    (['--srctree'], dict(required=True,
-                         help='kernel tree with the series applied')),
+    (['--srctree'], kmake.srctree_option()),
     (['--out'], dict(default='build/out/gate', help='output folder, one '
                      'subfolder per fragment (default: %(default)s)')),
     (['--arch'], dict(help='architecture for every fragment (default: the '

@@ -8,7 +8,7 @@ It runs nothing.
 import argparse
 import os
 
-from . import util
+from . import kmake, util
 from .harness_check import FORMS, MODES, SIZES
 
 
@@ -43,12 +43,7 @@ def parser(doc):
                     'tree\'s defconfigs (default: 1-8)')
     ap.add_argument('--rounds', type=int, default=3,
                     help='rounds of following the union hint (default 3)')
-    ap.add_argument('--stock', default=os.path.join(util.TREES, 'pristine'),
-                    help='the stock kernel tree (default: the pristine tree '
-                    'of tools/kernel-tree)')
-    ap.add_argument('--patched', default=os.path.join(util.TREES, 'patched'),
-                    help='the tree with the series (default: the patched '
-                    'tree of tools/kernel-tree)')
+    kmake.tree_pair_options(ap)
     ap.add_argument('--out', default=os.path.join(util.TREES, 'out',
                                                   'diffharness'),
                     help='folder for conf builds, caches and the fragments '

@@ -394,10 +394,7 @@ def import_all(args):
 
 
 OPTIONS = [
-    (['--srctree'], dict(default=os.environ.get('KERNEL_SRC') or
-                         os.path.join(util.TREES, 'patched'),
-                         help='kernel tree with the series applied '
-                         '(default: $KERNEL_SRC, else %(default)s)')),
+    (['--srctree'], kmake.srctree_option()),
     (['--arch'], dict(default='arm', help='the architecture of the '
                       'defconfigs (default: %(default)s)')),
     (['--out'], dict(required=True, help='the folder of the fragments')),

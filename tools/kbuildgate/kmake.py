@@ -30,6 +30,34 @@ import subprocess
 
 from .errors import SetupError, UsageError
 from .kconfig import conf_result
+from .util import TREES
+
+# The tree that every tool works on when it is given no --srctree:
+# KERNEL_VERSION's patched tree (tools/kernel-tree), build/patched for 6.1
+DEFAULT_SRCTREE = os.path.join(TREES, 'patched')
+# The stock tree of the tools that compare (kconfig-baseline,
+# kconfig-diffharness): KERNEL_VERSION's pristine tree
+DEFAULT_STOCK = os.path.join(TREES, 'pristine')
+
+
+def tree_pair_options(ap):
+    """Add --stock and --patched, the two trees of a tool that compares
+    stock kconfig with the series, to the argparse parser @ap, their
+    defaults DEFAULT_STOCK and DEFAULT_SRCTREE."""
+    ap.add_argument('--stock', default=DEFAULT_STOCK,
+                    help='the stock kernel tree (default: the pristine tree '
+                    'of KERNEL_VERSION, made by tools/kernel-tree: '
+                    '%(default)s)')
+    ap.add_argument('--patched', **srctree_option())
+
+
+def srctree_option(what='the kernel tree with the series'):
+    """The keyword arguments of every tool's --srctree (argparse's
+    add_argument()): DEFAULT_SRCTREE, and a help text that says @what the
+    tree is and where the default comes from."""
+    return dict(default=DEFAULT_SRCTREE,
+                help='%s (default: the patched tree of KERNEL_VERSION, '
+                'made by tools/kernel-tree: %%(default)s)' % what)
 
 # CROSS_COMPILE of each architecture that is not the host's
 CROSS_COMPILE = {'arm': 'arm-linux-gnueabi-'}

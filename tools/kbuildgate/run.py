@@ -35,8 +35,10 @@ class Options:
     (fail_on_dropped), configure under KCONFIG_WERROR (werror), one make
     per defconfig (no_batch), the audit step (audit), stop after
     configure (config_only), build defconfigs too (build_defconfigs), the
-    boot's timeout (boot_timeout), the LAVA jobs' base URL (lava_url) and
-    the lava step (lava_run)."""
+    boot's timeout (boot_timeout), the LAVA jobs' base URL (lava_url),
+    the lava step (lava_run), and a defconfig's configure under
+    KCONFIG_WARN_DROPPED and KCONFIG_WARN_UNKNOWN_SYMBOLS as well
+    (warn_all: board-boot's, with werror)."""
     jobs: int = os.cpu_count() or 1
     force: bool = False
     fail_on_dropped: bool = False
@@ -48,6 +50,7 @@ class Options:
     boot_timeout: float = BOOT_TIMEOUT
     lava_url: str = None
     lava_run: bool = False
+    warn_all: bool = False
 
     @classmethod
     def of(cls, args):
@@ -123,6 +126,16 @@ class Run:
             print('[%7.1fs] %-28s %-9s %-4s %7.1fs%s' % (
                 time.monotonic() - self.start, t.name, step, res['status'],
                 res['seconds'], extra), flush=True)
+
+    def started(self, t, phase, log):
+        """A hook: @phase of target @t (configure, build, sparse,
+        initramfs or boot: the commands of the steps) starts, its output
+        in @log.  Nothing here; board-boot prints a line."""
+
+    def ended(self, t, phase, log, rc, seconds):
+        """A hook: @phase of target @t ended with exit status @rc after
+        @seconds, its output in @log.  Nothing here; board-boot prints
+        and records it."""
 
     def skip(self, t, step, reason):
         """Record @step of @t as skipped, for @reason."""

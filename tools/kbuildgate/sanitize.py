@@ -402,9 +402,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--version', action='version',
                     version='%(prog)s ' + util.VERSION)
-    ap.add_argument('--srctree', type=Path, default=BUILD / 'patched',
-                    help='the tree with the series, whose conf is built with '
-                    'the sanitizers (default: build/patched)')
+    ap.add_argument('--srctree', type=Path, **kmake.srctree_option(
+        'the tree with the series, whose conf is built with the '
+        'sanitizers'))
     ap.add_argument('--stock', type=Path, default=BUILD / 'pristine',
                     help='the stock tree, built the same way to compare '
                     '(default: build/pristine)')
