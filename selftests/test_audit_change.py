@@ -32,7 +32,7 @@ from pathlib import Path
 import pytest
 
 from conftest import KERNEL_VERSION, PATCHED, TOP
-from kbuildgate import audit
+from kbuildgate import audit, audit_review
 
 
 TOOL = str(TOP / 'tools' / 'kconfig-audit')
@@ -222,7 +222,7 @@ def test_base_rev(env, base, tmp_path):
     Kconfig files, the i2c patch committed on top, audited against
     HEAD~1."""
     repo = tmp_path / 'repo'
-    audit.copy_kconfig_tree(PATCHED, repo)
+    audit_review.copy_kconfig_tree(PATCHED, repo)
     git = ['git', '-C', str(repo), '-c', 'user.name=t',
            '-c', 'user.email=t@example.org']
     subprocess.run(git[:3] + ['init', '-q'], check=True)

@@ -73,6 +73,7 @@ one), 1 findings (new ones), 2 usage or infrastructure error.
 """
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -80,12 +81,14 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 from pathlib import Path
 
-from . import kmake, util
+from . import audit_confirm, kmake, util
 from .audit_cache import (CACHE_VERSION, Answers, audit_key, cache_dir,
                           cache_root, cached_tree, sort_answers)
-from .audit_confirm import START, confirm, log, parse_output, randconfig_sweep
+from .audit_confirm import (child_stderr, confirm, log, parse_output,
+                            randconfig_sweep)
 from .audit_review import apply_patch, export_rev, print_results
 from .errors import SetupError, UsageError
 from .kmake import conf_env, kconfig_sources, newer
@@ -133,7 +136,7 @@ def ask(tool, env, kconfig, work, opts, answers, out):
     # its progress lines go to stderr as they come
     with open(out / 'audit.out', 'w') as fo:
         proc = subprocess.Popen(cmd + [kconfig], cwd=work, env=env,
-                                stdout=fo)
+                                stdout=fo, stderr=child_stderr())
         # its own peak memory, not that of the builds before it
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -358,9 +361,33 @@ def run_audit(args, srctree, kconfig, out):
     return doc, base, sweep
 
 
-def main():
-    """kconfig-audit's command line; returns the exit status."""
-    args = parser().parse_args()
+def run_logged(argv, f):
+    """kconfig-audit with the arguments @argv, run in this process as
+    the command would run: its output and that of its programs into the
+    open file @f, its clock from now.  For kautobuild's audit step, one
+    target at a time: stdout and stderr are the process's own, redirected
+    while it runs.  Returns the exit status: main()'s, argparse's on bad
+    arguments, 1 on an unexpected exception (its traceback into @f)."""
+    audit_confirm.restart()
+    with contextlib.redirect_stdout(f), contextlib.redirect_stderr(f):
+        try:
+            return main(argv)
+        except SystemExit as e:
+            if e.code is None or isinstance(e.code, int):
+                return e.code or 0
+            print(e.code, file=sys.stderr)
+            return 1
+        except Exception:
+            traceback.print_exc()
+            return 1
+        finally:
+            f.flush()
+
+
+def main(argv=None):
+    """kconfig-audit's command line (@argv, default sys.argv[1:]);
+    returns the exit status."""
+    args = parser().parse_args(argv)
     srctree = Path(args.srctree).resolve()
     review = bool(args.base or args.base_rev or args.patch)
     out = Path(args.out or Path(util.TREES) / 'out' / 'audit' / (
@@ -372,7 +399,7 @@ def main():
         print('kconfig-audit: %s' % e, file=sys.stderr)
         return 2
     found = doc['findings']
-    seconds = round(time.monotonic() - START, 1)
+    seconds = round(time.monotonic() - audit_confirm.START, 1)
     print_results(args, doc, base, sweep, seconds)
     if args.json:
         out_doc = dict(doc, own=args.own, randconfig_sweep=sweep,

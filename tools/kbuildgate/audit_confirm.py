@@ -17,6 +17,25 @@ from .errors import SetupError
 START = time.monotonic()
 
 
+def restart():
+    """Start the clock of log() and of the audit's seconds again, for
+    an audit run in a process that started earlier (kautobuild's audit
+    step): its times count from its own start, as the command's do."""
+    global START
+    START = time.monotonic()
+
+
+def child_stderr():
+    """The stderr of a child process: that of this process, flushed,
+    when it has a file descriptor (the audit step's log file, when
+    kautobuild runs the audit), else None (inherited)."""
+    try:
+        sys.stderr.flush()
+        return sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
 def log(msg):
     """A progress line on stderr, with the seconds since the start."""
     print('[%7.1fs] %s' % (time.monotonic() - START, msg), file=sys.stderr,

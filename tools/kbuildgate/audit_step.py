@@ -1,24 +1,27 @@
 # SPDX-License-Identifier: GPL-2.0
-"""audit_step - kautobuild's audit step (--audit): tools/kconfig-audit
+"""audit_step - kautobuild's audit step (--audit): kconfig-audit
 --fragment --own on each board's own fragment files, its JSON read back
 into the step's result.
 
-It writes only OUT/NAME/audit/, OUT/NAME/audit.json and audit.log.
+The audit runs in kautobuild's process, through audit.py's API
+(audit.run_logged(): the command's arguments, output and exit status,
+without a second Python).  It writes only OUT/NAME/audit/,
+OUT/NAME/audit.json and audit.log.
 """
 
 import json
 import os
-import subprocess
 import sys
 import time
 
-from . import util
+from . import audit, util
 
 
 class AuditStep:
     """kautobuild's audit step (--audit): the selects of a board's own
     fragment files that some configuration derived from the board can
-    leave unmet, confirmed by conf (kconfig-audit --fragment --own).
+    leave unmet, confirmed by conf (kconfig-audit --fragment --own, run
+    by audit.run_logged()).
     Input: t.fragment.  Output: the step's result, with the findings.  It
     writes only OUT/NAME/audit/, audit.json and audit.log."""
 
@@ -44,15 +47,15 @@ class AuditStep:
                                                               'audit.json')
         if os.path.exists(doc):
             os.unlink(doc)
-        cmd = [sys.executable, os.path.join(util.TOP, 'tools', 'kconfig-audit'),
-               '--srctree', self.run.srctree, '--arch', t.arch, '--fragment',
-               t.fragment, '--own', '--out', os.path.join(d, 'audit'),
-               '--json', doc]
+        argv = ['--srctree', self.run.srctree, '--arch', t.arch,
+                '--fragment', t.fragment, '--own', '--out',
+                os.path.join(d, 'audit'), '--json', doc]
         with open(log, 'w') as f:
-            f.write('$ %s\n' % ' '.join(cmd))
+            # the command that does the same, for the reader of the log
+            f.write('$ %s\n' % ' '.join([sys.executable, os.path.join(
+                util.TOP, 'tools', 'kconfig-audit')] + argv))
             f.flush()
-            rc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT,
-                                env=self.run.env).returncode
+            rc = audit.run_logged(argv, f)
         res = {'status': 'PASS', 'log': log, 'json': doc,
                'seconds': round(time.monotonic() - start, 1)}
         if rc not in (0, 1) or not os.path.isfile(doc):

@@ -228,15 +228,15 @@ def kconfig_sources(srctree):
 def build_helper(top, srctree, out, tool):
     """tools/audit/build --tool @tool (audit or import) against
     @srctree's kconfig, into @out, unless the program there is newer than
-    its sources.  Returns the program's path; raises SetupError when the
-    build fails."""
+    its sources, under environment().  Returns the program's path; raises
+    SetupError when the build fails."""
     prog = os.path.join(str(out), 'kconfig-' + tool)
     main = os.path.join(top, 'tools', tool, 'kconfig-%s.c' % tool)
     if newer(prog, kconfig_sources(srctree) + [main]):
         return prog
     ps = subprocess.run([os.path.join(top, 'tools', 'audit', 'build'),
                          '--tool', tool, '--srctree', str(srctree),
-                         '--out', str(out)],
+                         '--out', str(out)], env=environment(),
                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                         text=True)
     if ps.returncode:
