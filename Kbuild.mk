@@ -7,11 +7,9 @@
 #   tools/           configure (gate), build, report: kautobuild, kconfig-gate,
 #                    kconfig-fragment, board-boot      -> build/out/
 #                    (thin entry points; the code is the package
-#                    tools/kbuildgate/, a module per stage: tree, boards,
-#                    kconfig, build, boot, report, run, ci; and gate,
-#                    fragment, board_boot, bench, sanitize, diffharness
-#                    with harness_conf and harness_check, audit,
-#                    importer)
+#                    tools/kbuildgate/: kmake, the one layer that runs
+#                    make and conf; a module per stage and per tool,
+#                    docs/design.md's table)
 #   qemu-images/     boot: init, initramfs, QEMU runner, boards
 #   selftests/       how we know
 #
@@ -24,10 +22,12 @@
 #   trees          unpack the pristine tree and the patched tree
 #   git-tree       the pristine tree as git, with the series applied by git am
 #   gate           run the gate on FRAGMENTS (default: examples/*.Kconfig)
-#   check          the whole test suite (selftests/)
+#   check          the whole test suite (selftests/, selftests/unit/ too)
 #   test           the everyday run: the tests not marked slow (no kernel
 #                  build, no boot, no long harness) nor stock (the stock
-#                  tree's baseline), within 5 minutes
+#                  tree's baseline), within 5 minutes; selftests/unit/ too
+#   unit           selftests/unit/ alone: the tools' pure code, in
+#                  seconds, without a kernel tree
 #   bench          instruction counts of conf, stock against patched, and the
 #                  gate over the ARM defconfigs: stock, one make each, and
 #                  make batchconfig; the audit of the whole tree (cold, CPU),
@@ -99,7 +99,7 @@ PYTEST_ARGS ?=
 export BUILD KERNEL_SRC TARBALL KERNEL_VERSION
 
 .PHONY: all deps trees git-tree gate fix-demo boot check bench clean help \
-	sanitize fuzz kautobuild diffharness audit import
+	sanitize fuzz kautobuild diffharness audit import unit
 
 all: deps trees
 	@$(MAKE) -f $(TOP)/Kbuild.mk --no-print-directory gate GATE_DEMO=1
@@ -182,6 +182,11 @@ import: trees
 		rc=$$?; grep '^kautobuild:' $(IMPORT_OUT)/kautobuild.log; \
 		echo "import: kautobuild configured every board in $$(( $$(date +%s) - start )) s (exit $$rc)"; \
 		exit $$rc
+
+# The tools' unit tests: no tree, no package beyond python3-pytest.
+unit:
+	@cd $(TOP) && $(PYTHON3) -m pytest -v -p no:cacheprovider selftests/unit \
+		$(PYTEST_ARGS)
 
 # The everyday tier: the tests not marked "slow" or "stock" (conftest.py).
 .PHONY: test

@@ -34,7 +34,7 @@ SERIES_DIR = TOP / 'kernel-patches' / KERNEL_VERSION
 FRAGMENTS = Path(__file__).resolve().parent / 'fragments'
 EXAMPLES = TOP / 'examples'
 
-from kbuildgate.boards import CROSS_COMPILE  # noqa: E402,F401
+from kbuildgate import kmake as _kmake  # noqa: E402
 
 # make testconfig's stock tests: 17 in 6.1, 16 in 6.12 (the choice rework
 # removed one), 21 in 7.2; of those, the ones that a conf which closes its
@@ -44,30 +44,26 @@ STOCK_TESTS, STOCK_TESTS_BROKEN_PIPE = {'6.1': (17, 12),
                                        '6.12': (16, 10),
                                        '7.2': (21, 0)}[KERNEL_VERSION]
 
-# Variables of the caller's environment that would change kconfig's result
-KCONFIG_ENV = ('KCONFIG_WERROR', 'KCONFIG_ALLCONFIG', 'KCONFIG_SEED',
-               'KCONFIG_CONFIG', 'KBUILD_KCONFIG', 'KCONFIG_PROBABILITY',
-               'KCONFIG_WARN_UNKNOWN_SYMBOLS', 'ARCH', 'CROSS_COMPILE',
-               'KBUILD_DEFCONFIG', 'O', 'MAKEFLAGS', 'MFLAGS', 'MAKELEVEL')
-
 UNMET_RE = re.compile(r'unmet direct dependencies detected for (\w+)')
 
 
 def kmake(tree, out, *targets, arch='x86', env=None, stdin=subprocess.DEVNULL,
           jobs=1):
-    """Run make in @tree with O=@out; return the CompletedProcess.
+    """Run make in @tree with O=@out (kbuildgate.kmake.make(), its
+    environment with the variables of @env); return the
+    CompletedProcess.
 
     stdout and stderr are merged into .stdout, in order.
     """
-    cmd = ['make', '-s', '-C', str(tree), 'O=%s' % out, 'ARCH=%s' % arch,
-           '-j%d' % jobs]
-    if arch in CROSS_COMPILE:
-        cmd.append('CROSS_COMPILE=' + CROSS_COMPILE[arch])
-    cmd += list(targets)
-    e = {k: v for k, v in os.environ.items() if k not in KCONFIG_ENV}
-    e.update(env or {})
-    return subprocess.run(cmd, env=e, stdin=stdin, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True)
+    return _kmake.make(tree, out, arch, *targets, jobs=jobs, stdin=stdin,
+                       env=_kmake.environment(extra=env))
+
+
+def tool_env(extra=None):
+    """The environment in which the tests run a tool of tools/: the
+    caller's, with kmake's policy (no KCONFIG_*, ARCH, MAKEFLAGS...),
+    and the variables of @extra."""
+    return _kmake.environment(extra=extra)
 
 
 def unmet_reports(text):
@@ -156,8 +152,11 @@ def real_unmet_env(path):
     return dict(REAL_UNMET.env, KCONFIG_ALLCONFIG=str(path))
 
 
-@pytest.fixture(scope='session', autouse=True)
+@pytest.fixture(scope='session')
 def trees():
+    """Stop the run, exit 2, when the trees are missing.  Opt-in: each
+    test file that needs them says pytestmark =
+    pytest.mark.usefixtures('trees'); selftests/unit/ needs none."""
     for t in (PRISTINE, PATCHED):
         if not (t / '.kernel-tree-key').exists():
             pytest.exit('%s missing: run "make -f Kbuild.mk trees" first' % t,

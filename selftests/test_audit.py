@@ -22,6 +22,8 @@ import pytest
 from conftest import KERNEL_VERSION, PATCHED, TOP
 from kbuildgate import audit
 
+pytestmark = pytest.mark.usefixtures('trees')
+
 TOOL = str(TOP / 'tools' / 'kconfig-audit')
 TREE = TOP / 'selftests' / 'audit' / 'Kconfig'
 

@@ -32,14 +32,15 @@ from pathlib import Path
 import pytest
 
 from conftest import KERNEL_VERSION, PATCHED, TOP
-from kbuildgate import audit
+from kbuildgate import audit, audit_review
+
 
 TOOL = str(TOP / 'tools' / 'kconfig-audit')
 
 # slow: the first audit of the tree is cold (about 75 s of CPU)
 pytestmark = [pytest.mark.skipif(KERNEL_VERSION != '6.1',
                                  reason='the patches are 6.1\'s lines'),
-              pytest.mark.slow]
+              pytest.mark.slow, pytest.mark.usefixtures('trees')]
 
 MAPLE = ('TEST_MAPLE_TREE', 'DEBUG_MAPLE_TREE')
 
@@ -221,7 +222,7 @@ def test_base_rev(env, base, tmp_path):
     Kconfig files, the i2c patch committed on top, audited against
     HEAD~1."""
     repo = tmp_path / 'repo'
-    audit.copy_kconfig_tree(PATCHED, repo)
+    audit_review.copy_kconfig_tree(PATCHED, repo)
     git = ['git', '-C', str(repo), '-c', 'user.name=t',
            '-c', 'user.email=t@example.org']
     subprocess.run(git[:3] + ['init', '-q'], check=True)

@@ -27,7 +27,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import KCONFIG_ENV, KERNEL_VERSION, PATCHED, PRISTINE, snapshot
+from conftest import KERNEL_VERSION, PATCHED, PRISTINE, snapshot
+from kbuildgate import kmake as _kmake
+
+pytestmark = pytest.mark.usefixtures('trees')
 
 HERE = Path(__file__).resolve().parent
 BAD = HERE / 'bad-input'
@@ -47,12 +50,8 @@ def kmake(tree, out, *targets, env=None):
     """conftest.kmake() on x86, for output that need not be UTF-8 (the
     bytes that are not are kept as surrogates) and may have carriage
     returns."""
-    cmd = ['make', '-s', '-C', str(tree), 'O=%s' % out, 'ARCH=x86', '-j1']
-    e = {k: v for k, v in os.environ.items() if k not in KCONFIG_ENV}
-    e.update(env or {})
-    ps = subprocess.run(cmd + list(targets), env=e,
-                        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                        stderr=subprocess.STDOUT)
+    ps = _kmake.make(tree, out, 'x86', *targets, jobs=1, text=False,
+                     env=_kmake.environment(extra=env))
     # not text=True, which would turn a carriage return into a new line
     ps.stdout = ps.stdout.decode('utf-8', 'surrogateescape')
     return ps

@@ -17,6 +17,8 @@ import pytest
 
 from conftest import ARM_DEFCONFIGS, KERNEL_VERSION, PATCHED, kmake
 
+pytestmark = pytest.mark.usefixtures('trees')
+
 ALL_MODES = ('allnoconfig', 'allyesconfig', 'allmodconfig')
 
 

@@ -17,8 +17,9 @@ import pytest
 
 from conftest import PATCHED, TOP, TREES
 
+
 # builds and boots both boards' kernels: "make -f Kbuild.mk check" only
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.usefixtures('trees'), pytest.mark.slow]
 
 BOOT = str(TOP / 'qemu-images' / 'boot')
 OUT = TREES / 'out' / 'boards'

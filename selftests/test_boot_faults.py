@@ -23,6 +23,8 @@ import pytest
 
 from conftest import TOP
 
+pytestmark = pytest.mark.usefixtures('trees')
+
 BOOT = str(TOP / 'qemu-images' / 'boot')
 
 

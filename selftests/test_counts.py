@@ -17,6 +17,8 @@ import pytest
 from conftest import PATCHED, PRISTINE, REAL_UNMET, kmake, real_unmet_env, \
     unmet_reports
 
+pytestmark = pytest.mark.usefixtures('trees')
+
 
 def real_unmet(tree, out):
     env = real_unmet_env(out.parent / (out.name + '.all.config'))

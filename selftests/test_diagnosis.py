@@ -8,6 +8,8 @@ import pytest
 
 from conftest import EXAMPLES, PATCHED, kmake, snapshot, unmet_reports
 
+pytestmark = pytest.mark.usefixtures('trees')
+
 MYKCONFIG = 'config MYCONFIG\n\tbool\n\tdefault y\n\tselect USB\n\n' \
             'source "Kconfig"\n'
 

@@ -16,6 +16,8 @@ import pytest
 
 from conftest import PATCHED, PRISTINE, TOP, TREES
 
+pytestmark = pytest.mark.usefixtures('trees')
+
 TOOL = str(TOP / 'tools' / 'kconfig-diffharness')
 OUT = TREES / 'out' / 'diffharness-selftest'
 SEED, COUNT, MODES = 20101, 10, ('allnoconfig',)
@@ -166,7 +168,7 @@ def test_a_remade_tree_stops_the_run():
     conf.key = conf._stamp()
     conf.check_unchanged()
     conf.key += 'scripts/kconfig/conf.c 1 1\n'
-    with pytest.raises(tool.Error, match='changed during the run'):
+    with pytest.raises(tool.SetupError, match='changed during the run'):
         conf.check_unchanged()
 
 

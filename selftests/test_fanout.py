@@ -25,8 +25,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import ARM_DEFCONFIGS, BUILD, PATCHED, TOP
+from conftest import ARM_DEFCONFIGS, BUILD, PATCHED, TOP, tool_env
 from kbuildgate import ci
+
+pytestmark = pytest.mark.usefixtures('trees')
 
 KAUTOBUILD = str(TOP / 'tools' / 'kautobuild')
 SCHEMAS = BUILD / ci.SCHEMAS_TGZ
@@ -38,8 +40,7 @@ TARGETS = ['msm-virt', 'qcom-defconfig', 'omap2plus_defconfig',
 
 
 def kautobuild(*args, cwd=None):
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith('KCONFIG_') and k != 'MAKEFLAGS'}
+    env = tool_env()
     return subprocess.run([sys.executable, KAUTOBUILD] + [str(a) for a in
                                                           args],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,

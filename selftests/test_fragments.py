@@ -10,6 +10,8 @@ import pytest
 from conftest import (EXAMPLES, KERNEL_VERSION, PATCHED, PRISTINE, kmake,
                       unmet_reports)
 
+pytestmark = pytest.mark.usefixtures('trees')
+
 MYKCONFIG = 'config MYCONFIG\n\tbool\n\tdefault y\n\tselect USB\n\n' \
             'source "Kconfig"\n'
 

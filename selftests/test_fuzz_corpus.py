@@ -23,6 +23,8 @@ import pytest
 
 from conftest import PATCHED, TOP, TREES
 
+pytestmark = pytest.mark.usefixtures('trees')
+
 CORPUS = TOP / 'tools' / 'fuzz' / 'corpus'
 OUT = TREES / 'out' / 'fuzz-ci'
 # the one-time parse of the fixed tree: stock 6.12 leaks there

@@ -16,9 +16,10 @@ import pytest
 
 from conftest import ARM_DEFCONFIGS, KERNEL_VERSION, PATCHED, kmake
 
+
 # every ARM defconfig, one make at a time, in both trees (single_runs):
 # "make -f Kbuild.mk check" only
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.usefixtures('trees'), pytest.mark.slow]
 
 # measured; see docs/measurements.md, "Before and after, on 6.1"
 KINDS = {'unknown': 196, 'unmet': 212, 'no-prompt': 12, 'demoted': 11,

@@ -19,6 +19,8 @@ import pytest
 
 from conftest import KERNEL_VERSION, PATCHED, TOP
 
+pytestmark = pytest.mark.usefixtures('trees')
+
 TOOL = str(TOP / 'tools' / 'kconfig-fragment')
 BOARDS = ['corgi', 'qcom', 'spitz', 'zeus', 'multi_v5']
 
@@ -310,3 +312,28 @@ def test_every_arm_defconfig(tmp_path):
     assert report['dropped'] == dropped
     assert report['dropped_files'] == dropped_files
     assert report['lines'] < report['defconfig_lines']
+
+
+def test_check_runs_under_werror(tmp_path):
+    """--check (importer.check_boards()) configures each board under
+    KCONFIG_WERROR=1, as docs/import.md says: a board with an unmet
+    select fails there, and conf itself refuses to write its .config
+    (before, the run's environment lost KCONFIG_WERROR on the way to
+    conf, which wrote the .config and exited 0)."""
+    sys.path.insert(0, str(TOP / 'tools'))
+    from kbuildgate import importer
+    out = tmp_path / 'boards'
+    out.mkdir()
+    shutil.copy(TOP / 'examples' / 'arm-qcom-unmet.Kconfig',
+                out / 'Kconfig.unmet')
+    want = tmp_path / 'want.config'
+    want.write_text('# not reached\n')
+    res = importer.check_boards(str(PATCHED), 'arm', str(out),
+                                str(tmp_path / 'work'), ['unmet'],
+                                {'unmet': str(want)})
+    assert res['unmet'].startswith('configure failed: unmet select'), res
+    log = (tmp_path / 'work' / 'check-unmet' / 'configure.log').read_text()
+    assert '*** KCONFIG_WERROR is set: the configuration was not ' \
+        'written.' in log, log
+    assert re.search(r'^\(exit [1-9]\d*\)$', log, re.M), log
+    assert not (tmp_path / 'work' / 'check-unmet' / '.config').exists()

@@ -20,6 +20,8 @@ import pytest
 
 from conftest import KERNEL_VERSION, TOP
 
+pytestmark = pytest.mark.usefixtures('trees')
+
 INSTALL_DEPS = TOP / 'tools' / 'install-deps'
 BOOT = TOP / 'qemu-images' / 'boot'
 

@@ -20,7 +20,9 @@ import pytest
 import yaml
 
 from conftest import (EXAMPLES, FRAGMENTS, KERNEL_VERSION, PATCHED, PRISTINE,
-                      TOP, TREES)
+                      TOP, TREES, tool_env)
+
+pytestmark = pytest.mark.usefixtures('trees')
 
 KAUTOBUILD = str(TOP / 'tools' / 'kautobuild')
 sys.path.insert(0, str(TOP / 'qemu-images' / 'lava'))
@@ -30,12 +32,9 @@ DEFCONFIGS = sorted(p.name for p in (PATCHED / 'arch/arm/configs')
 
 
 def kautobuild(*args, env=None):
-    e = {k: v for k, v in os.environ.items()
-         if not k.startswith('KCONFIG_') and k not in ('MAKEFLAGS',)}
-    e.update(env or {})
     ps = subprocess.run([sys.executable, KAUTOBUILD] + [str(a) for a in args],
                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                        text=True, env=e)
+                        text=True, env=tool_env(env))
     print(ps.stdout)
     return ps
 

@@ -11,6 +11,8 @@ import pytest
 from conftest import (EXAMPLES, FRAGMENTS, KERNEL_VERSION, PATCHED, PRISTINE,
                       TOP, kmake)
 
+pytestmark = pytest.mark.usefixtures('trees')
+
 TOOL = str(TOP / 'tools' / 'kconfig-fragment')
 
 

@@ -45,6 +45,8 @@ import pytest
 
 from conftest import PATCHED, PRISTINE, kmake
 
+pytestmark = pytest.mark.usefixtures('trees')
+
 HERE = Path(__file__).resolve().parent
 SHIM_SRC = HERE / 'killshim' / 'killshim.c'
 FRAGMENT = HERE / 'killshim' / 'kill.Kconfig'

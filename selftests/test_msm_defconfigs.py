@@ -10,6 +10,8 @@ import pytest
 
 from conftest import KERNEL_VERSION, PATCHED, PRISTINE, kmake
 
+pytestmark = pytest.mark.usefixtures('trees')
+
 STRICT = {'KCONFIG_WARN_UNKNOWN_SYMBOLS': '1', 'KCONFIG_WARN_DROPPED': '1'}
 
 

@@ -11,14 +11,15 @@ selects (examples/arm-qcom-unmet.Kconfig).
 """
 
 import json
-import os
 import re
 import subprocess
 import sys
 
 import pytest
 
-from conftest import EXAMPLES, PATCHED, TOP, kmake
+from conftest import EXAMPLES, PATCHED, TOP, kmake, tool_env
+
+pytestmark = pytest.mark.usefixtures('trees')
 
 BAD = TOP / 'selftests' / 'bad-input'
 TOOLS = TOP / 'tools'
@@ -54,8 +55,7 @@ def fragments(tmp_path_factory):
 def run(*cmd):
     ps = subprocess.run([sys.executable] + [str(c) for c in cmd],
                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                        text=True, env={k: v for k, v in os.environ.items()
-                                        if not k.startswith('KCONFIG_')})
+                        text=True, env=tool_env())
     print(ps.stdout)
     return ps
 

@@ -19,9 +19,10 @@ import pytest
 
 from conftest import PATCHED, PRISTINE, TOP, TREES
 
+
 # builds conf with the sanitizers and runs its scenarios under them and
 # valgrind: "make -f Kbuild.mk check" only
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.usefixtures('trees'), pytest.mark.slow]
 
 OUT = TREES / 'out' / 'sanitize-ci'
 RESULT = OUT / 'result.json'
@@ -96,11 +97,12 @@ def test_valgrind_no_new_leaks(result):
 def test_failure_shows_its_log(result, tmp_path, capsys):
     """A run that fails prints the end of its log, so that a CI log says
     why: here a syntax error, which exits 1 where 0 was expected."""
-    from kbuildgate import sanitize as tool
-    sc = tool.Scenario('bad', 'arm', ['--allnoconfig'],
-                       {'KBUILD_KCONFIG': 'bad.Kconfig'},
-                       files={'bad.Kconfig': 'config A\n\tbool "a"\n\tselect\n'})
-    envs = {'arm': tool.conf_env(OUT / 'arm')}
+    from kbuildgate import kmake, sanitize as tool
+    from kbuildgate.sanitize_scenarios import Scenario
+    sc = Scenario('bad', 'arm', ['--allnoconfig'],
+                  {'KBUILD_KCONFIG': 'bad.Kconfig'},
+                  files={'bad.Kconfig': 'config A\n\tbool "a"\n\tselect\n'})
+    envs = {'arm': kmake.conf_env(OUT / 'arm')}
     r = tool.run_sanitized(None, sc, OUT / 'arm' / 'scripts/kconfig/conf',
                            envs, tmp_path)
     assert r['problems'] == ['exit 1, expected 0']

@@ -17,6 +17,8 @@ import pytest
 from conftest import (GIT, KERNEL_VERSION, PRISTINE, SERIES_DIR,
                       STOCK_TESTS, kmake)
 
+pytestmark = pytest.mark.usefixtures('trees')
+
 PYTEST_PASSED_RE = re.compile(r'(\d+) passed')
 
 

@@ -11,9 +11,10 @@ import pytest
 
 from conftest import PATCHED, PRISTINE, REAL_UNMET, kmake, real_unmet_env
 
+
 # "make prepare" builds the host programs and prepares the tree, twice:
 # "make -f Kbuild.mk check" only
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.usefixtures('trees'), pytest.mark.slow]
 
 
 def synced_real_unmet(tree, out):

@@ -10,6 +10,8 @@ import pytest
 from conftest import (PATCHED, PRISTINE, STOCK_TESTS,
                       STOCK_TESTS_BROKEN_PIPE, kmake)
 
+pytestmark = pytest.mark.usefixtures('trees')
+
 
 def run_testconfig(tree, out):
     ps = kmake(tree, out, 'testconfig', 'PYTHON3=/usr/bin/python3')

@@ -11,6 +11,8 @@ import pytest
 
 from conftest import TOP
 
+pytestmark = pytest.mark.usefixtures('trees')
+
 TOOLS = sorted(p.name for p in (TOP / 'tools').iterdir()
                if p.is_file() and os.access(p, os.X_OK))
 
@@ -53,3 +55,39 @@ def test_help_describes_every_option(tool):
         indent = len(nxt) - len(nxt.lstrip())
         assert nxt.strip() and indent > len(m.group(1)), \
             '%s: %s has no help text' % (tool, m.group(2))
+
+
+# Each tool that takes --arch checks it against the tree (kmake.check_arch())
+# before it runs anything: one line naming it, exit 2; no traceback, no
+# make errors, no "configure failed".
+ARCH_COMMANDS = {
+    'kconfig-fragment check': ['kconfig-fragment', 'check', '--arch',
+                               'nosuch', '--srctree', '{tree}',
+                               '{fragment}'],
+    'kconfig-fragment fix': ['kconfig-fragment', 'fix', '--arch', 'nosuch',
+                             '--srctree', '{tree}', '{fragment}'],
+    'kconfig-fragment import': ['kconfig-fragment', 'import', '--arch',
+                                'nosuch', '--srctree', '{tree}', '--out',
+                                '{tmp}/import', '--check'],
+    'kconfig-audit': ['kconfig-audit', '--arch', 'nosuch', '--srctree',
+                      '{tree}', '--out', '{tmp}/audit'],
+    'kconfig-gate': ['kconfig-gate', '--arch', 'nosuch', '--srctree',
+                     '{tree}', '--out', '{tmp}/gate', '{fragment}'],
+    'kautobuild': ['kautobuild', '--arch', 'nosuch', '--srctree', '{tree}',
+                   '--out', '{tmp}/kautobuild', '--config-only'],
+}
+
+
+@pytest.mark.parametrize('name', sorted(ARCH_COMMANDS))
+def test_unknown_arch_is_one_line(name, tmp_path):
+    from conftest import EXAMPLES, PATCHED, tool_env
+    args = [a.format(tree=PATCHED, tmp=tmp_path,
+                     fragment=EXAMPLES / 'torvalds-usb.Kconfig')
+            for a in ARCH_COMMANDS[name]]
+    ps = subprocess.run([str(TOP / 'tools' / args[0])] + args[1:],
+                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                        text=True, timeout=120, env=tool_env())
+    assert ps.returncode == 2, ps.stdout
+    assert ps.stdout.splitlines() == [
+        '%s: --arch nosuch: arch/nosuch/Kconfig is not in the tree %s' % (
+            args[0], PATCHED)], ps.stdout

@@ -12,6 +12,8 @@ import pytest
 from conftest import FRAGMENTS, PATCHED, PRISTINE, kmake, \
     REAL_UNMET, real_unmet_env, snapshot, unmet_reports
 
+pytestmark = pytest.mark.usefixtures('trees')
+
 FRAGMENT = str(FRAGMENTS / 'always-unmet.Kconfig')
 MODES = ['allnoconfig', 'allyesconfig', 'allmodconfig', 'alldefconfig',
          'randconfig', 'defconfig', 'olddefconfig', 'oldconfig', 'syncconfig']

@@ -2,35 +2,26 @@
 """kbuildgate - the stages of the gate, one module each.
 
 The commands of tools/ (kautobuild, kconfig-gate, kconfig-fragment,
-board-boot, kconfig-bench, kconfig-sanitize, kconfig-diffharness) are thin
-entry points into these modules.  The flow, and what each stage owns:
+board-boot, kconfig-audit, kconfig-bench, kconfig-baseline,
+kconfig-sanitize, kconfig-diffharness) are thin entry points into these
+modules; docs/design.md's module table (checked against the code by
+selftests/unit/test_design_table.py) says what each one owns.  The flow:
 
-  util         the usage error, atomic writes, log tails, stamps; no stage
-  tree         keys of the kernel tree and the toolchain, "make batchconfig"
-               or not; reads the tree, never writes it (tools/kernel-tree
-               makes it)
-  boards       targets: boards, fragments ("# arch:"), defconfigs; the
-               cross compilers; reads descriptions, runs nothing
-  kconfig      configure: conf through make, kconfig's JSON report, the
-               policy on unmet selects, undefined symbols and dropped
-               requests; configure_fragment() is the one path that
-               configures a fragment (gate, fragment and kautobuild call
-               it), conf_result() reads conf's diagnostic lines and the
-               reason of a failure; writes only OUT/NAME/ and
-               OUT/.hostprogs
-  build        make C=1 (sparse), the image and dtbs, the build stamps;
-               writes only OUT/NAME/
-  boot         initramfs, the QEMU runner, the LAVA job, lava-run; writes
-               only OUT/NAME/
-  report       summary table, JSON, JUnit, merge, exit status; writes only
-               the files it is given
-  run          orders the steps of kconfig, build and boot for each target
-  ci           the fan-out pipelines (GitLab, GitHub); writes YAML, runs
-               nothing
+  kmake        the one layer that runs the kernel's make and conf: the
+               command line, the environment policy (KCONFIG_*, ARCH,
+               CROSS_COMPILE, LLVM), configure() with werror a
+               parameter, conf built, the checks of the tree and --arch
+  errors       the exceptions of exit status 2
+  kconfig      conf's output and JSON report, the policy (pure)
+  tree, boards what a run knows of the tree; its targets
+  run          the pipeline: Options, Run, and its steps as objects:
+               configure, audit_step, build, boot
+  report, ci   the results, the CI fan-out
+  util         the project's folders, atomic writes, stamps
 
-and the tools' own: gate (kconfig-gate), fragment (kconfig-fragment),
-board_boot (board-boot), bench (kconfig-bench), sanitize
-(kconfig-sanitize), diffharness (kconfig-diffharness) with harness_conf
-(conf and its shell cache) and harness_check (one fragment), and audit
-(kconfig-audit, with its C part in tools/audit/).
+and the tools' own: autobuild (kautobuild), gate (kconfig-gate),
+fragment and importer with placement (kconfig-fragment), board_boot
+(board-boot), audit with audit_cache, audit_confirm and audit_review
+(kconfig-audit), bench, baseline, sanitize, diffharness with
+harness_conf and harness_check.
 """

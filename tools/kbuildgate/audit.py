@@ -73,7 +73,7 @@ one), 1 findings (new ones), 2 usage or infrastructure error.
 """
 
 import argparse
-import hashlib
+import contextlib
 import json
 import os
 import shutil
@@ -81,291 +81,19 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 from pathlib import Path
 
-from . import util
-from .sanitize import SetupError, build_conf, conf_env
+from . import audit_confirm, kmake, util
+from .audit_cache import (CACHE_VERSION, Answers, audit_key, cache_dir,
+                          cache_root, cached_tree, sort_answers)
+from .audit_confirm import (child_stderr, confirm, log, parse_output,
+                            randconfig_sweep)
+from .audit_review import apply_patch, export_rev, print_results
+from .errors import SetupError, UsageError
+from .kmake import conf_env, kconfig_sources, newer
 
 TOP = Path(util.TOP)
-START = time.monotonic()
-
-
-def log(msg):
-    print('[%7.1fs] %s' % (time.monotonic() - START, msg), file=sys.stderr,
-          flush=True)
-
-
-def newer(target, sources):
-    """Is @target there, and newer than every file of @sources?"""
-    try:
-        t = os.stat(target).st_mtime_ns
-    except OSError:
-        return False
-    return all(os.stat(f).st_mtime_ns < t for f in sources)
-
-
-def kconfig_sources(srctree):
-    kc = Path(srctree) / 'scripts' / 'kconfig'
-    return [str(p) for p in sorted(kc.iterdir())
-            if p.suffix in ('.c', '.h', '.y', '.l')]
-
-
-def cache_dir(srctree, arch):
-    """Where the program and conf for @srctree's kconfig and @arch are
-    kept, between runs: build/out/audit/cache/ARCH-HASH, HASH that of the
-    kconfig sources, so that a copy of the tree (--patch, --base-rev)
-    uses the program and conf of the tree it comes from."""
-    return Path(util.TREES) / 'out' / 'audit' / 'cache' / (
-        '%s-%s' % (arch, kconfig_hash(srctree)))
-
-
-def kconfig_hash(srctree):
-    """The hash of @srctree's kconfig sources: conf's code."""
-    h = hashlib.sha256()
-    for f in kconfig_sources(srctree):
-        h.update(os.path.basename(f).encode() + b'\0')
-        h.update(Path(f).read_bytes())
-    return h.hexdigest()[:12]
-
-
-def build_tool(srctree, out):
-    prog = out / 'kconfig-audit'
-    if newer(prog, kconfig_sources(srctree) +
-             [str(TOP / 'tools' / 'audit' / 'kconfig-audit.c')]):
-        return str(prog)
-    ps = subprocess.run([str(TOP / 'tools' / 'audit' / 'build'),
-                         '--srctree', str(srctree), '--out', str(out)],
-                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                        text=True)
-    if ps.returncode:
-        raise SetupError(ps.stderr.strip() or 'tools/audit/build failed')
-    return ps.stdout.strip().splitlines()[-1]
-
-
-def parse_output(text):
-    """The candidates, the questions (one per select asked) and the
-    summary that the C program printed."""
-    cands, questions, summary = [], [], None
-    for line in text.splitlines():
-        f = line.split()
-        if f[:1] == ['cand'] and len(f) == 9:
-            cands.append({'n': int(f[1]), 'selector': f[2], 'target': f[3],
-                          'file': f[4], 'line': int(f[5]), 'level': f[6],
-                          'tristate_only': f[7] == '0',
-                          'coarse': f[8] == '1'})
-        elif f[:1] == ['q'] and len(f) >= 9:
-            q = line.split(None, 8)
-            questions.append({'hash': q[1], 'result': q[2],
-                              'selector': q[3], 'target': q[4],
-                              'file': q[5], 'line': int(q[6]),
-                              'cone': int(q[7]), 'condition': q[8]})
-        elif f[:1] == ['summary'] and len(f) >= 9:
-            summary = dict(zip(('selects', 'candidates', 'unsat',
-                                'variables', 'clauses', 'coarse'),
-                               map(int, f[1:7])))
-            summary['sat_seconds'] = float(f[7])
-            summary['carried'] = int(f[8])
-            if len(f) >= 12:
-                summary['reused'] = int(f[9])
-                summary['cone_max'] = int(f[10])
-    return cands, questions, summary
-
-
-def read_config(path):
-    vals = {}
-    for line in Path(path).read_text(errors='replace').splitlines():
-        if line.startswith('CONFIG_') and '=' in line:
-            k, v = line.split('=', 1)
-            vals[k[7:]] = v
-        elif line.startswith('# CONFIG_') and line.endswith(' is not set'):
-            vals[line[9:-11]] = 'n'
-    return vals
-
-
-def differences(model, written, first=(), n=3):
-    """Up to @n symbols that conf set otherwise than the model, those of
-    @first (the selector, the target) before the others."""
-    out = []
-    order = [k for k in first if k in model] + \
-        [k for k in model if k not in first]
-    for k in order:
-        v = model[k]
-        w = written.get(k, 'n')
-        if w != v:
-            out.append('%s=%s (model %s)' % (k, w, v))
-            if len(out) == n:
-                break
-    return out
-
-
-def confirm(conf, env, srctree, kconfig, cands, work):
-    """Run conf --batch over the candidates; split them into findings and
-    rejected ones."""
-    lst = work / 'candidates.list'
-    lst.write_text(''.join('cand-%d defconfig %s\n' % (
-        c['n'], work / ('cand-%d.config' % c['n'])) for c in cands))
-    bdir = work / 'batch'
-    # in the work folder, as kbuild runs conf in the object tree: conf
-    # writes include/config/ where it runs, which would dirty the tree
-    ps = subprocess.run([conf, '--batch=%s' % lst, kconfig], cwd=work,
-                        env=dict(env, KCONFIG_BATCH_DIR=str(bdir)),
-                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                        text=True)
-    (work / 'batch.log').write_text(ps.stdout)
-    found, rejected = [], []
-    for c in cands:
-        name = 'cand-%d' % c['n']
-        try:
-            report = json.loads((bdir / name / 'report.json').read_text())
-        except (OSError, ValueError) as e:
-            raise SetupError('conf --batch wrote no report for %s (%s); '
-                             'see %s' % (name, e, work / 'batch.log'))
-        hit = None
-        for u in report.get('unmet', []):
-            if u['symbol'] != c['target']:
-                continue
-            for s in u.get('selected_by', []):
-                if s['symbol'] == c['selector'] and \
-                        s.get('line') == c['line']:
-                    hit = u
-        if hit:
-            found.append(dict(c, depends_on=hit.get('depends_on'),
-                              depends_value=hit.get('depends_value'),
-                              blocking=hit.get('blocking', []),
-                              hint=hit.get('hint', [])))
-            continue
-        model = read_config(work / ('cand-%d.config' % c['n']))
-        written = bdir / name / '.config'
-        diff = differences(model, read_config(written),
-                           (c['selector'], c['target'])) \
-            if written.is_file() else []
-        if not written.is_file():
-            reason = 'conf wrote no .config'
-        elif c['coarse']:
-            reason = ('a comparison that the encoding leaves free (string, '
-                      'number) decides it, and conf computes it otherwise')
-        elif diff:
-            reason = 'conf does not reach the model: ' + ', '.join(diff)
-        else:
-            reason = ('conf reaches the model\'s bool and tristate values '
-                      'but does not warn: a coarse comparison (string, '
-                      'number) decides it')
-        rejected.append(dict(c, reason=reason))
-    return found, rejected
-
-
-def randconfig_sweep(conf, env, kconfig, count, work):
-    """The unmet selects of @count randconfigs (KCONFIG_SEED 1..count), as
-    conf's JSON report names them: {(selector, target, file, line)}."""
-    seen = {}
-    d = work / 'randconfig'
-    d.mkdir(exist_ok=True)
-    for seed in range(1, count + 1):
-        report = d / 'report.json'
-        if report.exists():
-            report.unlink()
-        subprocess.run([conf, '--randconfig', kconfig], cwd=d,
-                       env=dict(env, KCONFIG_SEED=str(seed),
-                                KCONFIG_CONFIG=str(d / '.config'),
-                                KCONFIG_UNMET_REPORT=str(report)),
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            doc = json.loads(report.read_text())
-        except (OSError, ValueError):
-            continue
-        for u in doc.get('unmet', []):
-            for s in u.get('selected_by', []):
-                key = (s['symbol'], u['symbol'], s.get('file'),
-                       s.get('line'))
-                seen.setdefault(key, seed)
-        if seed % 50 == 0:
-            log('randconfig %d/%d: %d distinct unmet selects' % (
-                seed, count, len(seen)))
-    return seen
-
-
-# Bump when what is cached (answers, trees' results) changes meaning
-CACHE_VERSION = 1
-
-
-def cache_root():
-    """$BUILD/cache/audit, or $KCONFIG_AUDIT_CACHE: the answers and the
-    trees' results."""
-    return Path(os.environ.get('KCONFIG_AUDIT_CACHE') or
-                Path(util.BUILD) / 'cache' / 'audit')
-
-
-def walk_kconfig(srctree):
-    """The Kconfig files of @srctree (Kconfig, Kconfig.*), relative."""
-    out = []
-    for d, dirs, files in os.walk(srctree):
-        dirs[:] = sorted(x for x in dirs if not x.startswith('.'))
-        rel = os.path.relpath(d, srctree)
-        for f in sorted(files):
-            if f.startswith('Kconfig'):
-                out.append(f if rel == '.' else os.path.join(rel, f))
-    return out
-
-
-def tool_hash():
-    h = hashlib.sha256(b'%d' % CACHE_VERSION)
-    h.update((TOP / 'tools' / 'audit' / 'kconfig-audit.c').read_bytes())
-    return h.hexdigest()[:12]
-
-
-def tree_key(srctree, arch, kconfig, options):
-    """The hash of what the audit of @srctree reads: its Kconfig files, its
-    kconfig sources, the fragment, @arch and the options that choose the
-    selects asked."""
-    h = hashlib.sha256(('%s %s %s %s\0' % (tool_hash(), arch, kconfig,
-                                            options)).encode())
-    for rel in walk_kconfig(srctree) + [
-            os.path.relpath(f, srctree) for f in kconfig_sources(srctree)]:
-        h.update(rel.encode() + b'\0')
-        h.update((srctree / rel).read_bytes())
-    if os.path.isabs(kconfig) and os.path.isfile(kconfig):
-        h.update(Path(kconfig).read_bytes())
-    return h.hexdigest()[:16]
-
-
-class Answers:
-    """The answers of every question asked so far, by cone hash (the
-    select and the definitions of the symbols that its answer depends
-    on, kconfig-audit.c's cone_hash()), for ARCH and one conf (its
-    diagnosis is in the answers): unsat, carried, a finding (with conf's
-    diagnosis and its .config) or a rejected candidate (with the
-    reason)."""
-
-    def __init__(self, arch, srctree):
-        self.dir = cache_root() / ('%s-%s-%s' % (arch, tool_hash(),
-                                                 kconfig_hash(srctree)))
-        self.path = self.dir / 'answers.json'
-        try:
-            self.db = json.loads(self.path.read_text())
-        except (OSError, ValueError):
-            self.db = {}
-        self.dirty = False
-
-    def model(self, h):
-        return self.dir / 'models' / (h + '.config')
-
-    def put(self, h, rec, model=None):
-        self.db[h] = rec
-        self.dirty = True
-        if model:
-            (self.dir / 'models').mkdir(parents=True, exist_ok=True)
-            util.write_atomic(str(self.model(h)),
-                              Path(model).read_text(errors='replace'))
-
-    def save(self):
-        if self.dirty:
-            self.dir.mkdir(parents=True, exist_ok=True)
-            util.write_atomic(str(self.path), json.dumps(self.db) + '\n')
-            self.dirty = False
-
-
-FINDING_KEYS = ('level', 'tristate_only', 'coarse', 'depends_on',
-                'depends_value', 'blocking', 'hint')
 
 
 def setup(srctree, arch, build_from):
@@ -377,58 +105,23 @@ def setup(srctree, arch, build_from):
         raise SetupError('%s: its scripts/kconfig differs from that of %s: '
                          'audit two full trees with --base' % (srctree,
                                                                 build_from))
-    tool = build_tool(build_from, cache / 'bin')
+    tool = kmake.build_helper(str(TOP), build_from, cache / 'bin', 'audit')
     obj = cache / 'obj'
     conf = obj / 'scripts' / 'kconfig' / 'conf'
     if newer(conf, kconfig_sources(build_from)) and \
             (obj / 'include/config/auto.conf.cmd').is_file():
         env = conf_env(obj)
     else:
-        env = build_conf(build_from, obj, arch, None, None)
-    env = dict(os.environ, **env)
-    env['srctree'] = str(srctree)
-    for k in ('KCONFIG_CONFIG', 'KCONFIG_ALLCONFIG', 'KBUILD_KCONFIG',
-              'KCONFIG_WERROR', 'KCONFIG_UNMET_REPORT'):
-        env.pop(k, None)
+        env = kmake.build_conf(build_from, obj, arch)
+    env = kmake.environment(extra=dict(env, srctree=str(srctree)))
     return tool, str(conf), env
 
 
-def audit_tree(srctree, arch, kconfig, out, opts, build_from=None,
-               use_cache=True, label='tree'):
-    """Audit @srctree, asking the C program only the questions whose cone
-    has no answer yet; return the document (findings, rejected, summary)
-    and the conf setup (None when the tree's result came from the
-    cache).  Reproducers are copied into OUT/findings/."""
-    start = time.monotonic()
-    options = ' '.join('%s=%s' % kv for kv in sorted(opts.items()))
-    key = tree_key(srctree, arch, kconfig, options)
-    tdir = cache_root() / 'trees' / key
-    fdir = out / 'findings'
-    if fdir.exists():
-        shutil.rmtree(fdir)
-    fdir.mkdir(parents=True)
-    answers = Answers(arch, srctree) if use_cache else None
-    if use_cache and (tdir / 'audit.json').is_file():
-        doc = json.loads((tdir / 'audit.json').read_text())
-        # the reproducers are the answers' models, kept once
-        models = [answers.model(f['hash']) for f in doc['findings']]
-        if all(m.is_file() for m in models):
-            for f, m in zip(doc['findings'], models):
-                repro = fdir / os.path.basename(f['reproducer'])
-                shutil.copy(m, repro)
-                f['reproducer'] = str(repro)
-            doc['cached'] = True
-            doc['seconds'] = round(time.monotonic() - start, 1)
-            log('%s: the result of %s, from the cache (%s)' % (
-                label, srctree, key))
-            return doc, None
-    log('%s: building kconfig-audit and conf for %s (%s)' % (label, arch,
-                                                            srctree))
-    tool, conf, env = setup(srctree, arch, build_from or srctree)
-    work = out / 'candidates'
-    if work.exists():
-        shutil.rmtree(work)
-    work.mkdir(parents=True)
+def ask(tool, env, kconfig, work, opts, answers, out):
+    """Run the C program @tool on @kconfig in @work with the options
+    @opts, the questions that @answers knows left out; its output in
+    OUT/audit.out.  Returns (its output, its peak memory in KiB, its exit
+    status); raises SetupError when it fails."""
     cmd = [tool, '--out', str(work)]
     if opts.get('limit') is not None:
         cmd += ['--limit', str(opts['limit'])]
@@ -440,24 +133,54 @@ def audit_tree(srctree, arch, kconfig, out, opts, build_from=None,
         known = work / 'known.list'
         known.write_text(''.join(h + '\n' for h in answers.db))
         cmd += ['--known', str(known)]
-    log('%s: asking PicoSAT about the selects of %s%s' % (
-        label, kconfig, ' (%d answers known)' % len(answers.db)
-        if answers and answers.db else ''))
     # its progress lines go to stderr as they come
     with open(out / 'audit.out', 'w') as fo:
         proc = subprocess.Popen(cmd + [kconfig], cwd=work, env=env,
-                                stdout=fo)
+                                stdout=fo, stderr=child_stderr())
         # its own peak memory, not that of the builds before it
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
-    peak_kb = usage.ru_maxrss
-    text = (out / 'audit.out').read_text()
     if proc.returncode not in (0, 1):
         raise SetupError('kconfig-audit exited %d' % proc.returncode)
+    return (out / 'audit.out').read_text(), usage.ru_maxrss, proc.returncode
+
+
+def audit_tree(srctree, arch, kconfig, out, opts, build_from=None,
+               use_cache=True, label='tree'):
+    """Audit @srctree, asking the C program only the questions whose cone
+    has no answer yet; return the document (findings, rejected, summary)
+    and the conf setup (None when the tree's result came from the
+    cache).  Reproducers are copied into OUT/findings/."""
+    start = time.monotonic()
+    options = ' '.join('%s=%s' % kv for kv in sorted(opts.items()))
+    key = audit_key(srctree, arch, kconfig, options)
+    tdir = cache_root() / 'trees' / key
+    fdir = out / 'findings'
+    if fdir.exists():
+        shutil.rmtree(fdir)
+    fdir.mkdir(parents=True)
+    answers = Answers(arch, srctree) if use_cache else None
+    doc = cached_tree(tdir, answers, fdir) if use_cache else None
+    if doc:
+        doc['seconds'] = round(time.monotonic() - start, 1)
+        log('%s: the result of %s, from the cache (%s)' % (
+            label, srctree, key))
+        return doc, None
+    log('%s: building kconfig-audit and conf for %s (%s)' % (label, arch,
+                                                            srctree))
+    tool, conf, env = setup(srctree, arch, build_from or srctree)
+    work = out / 'candidates'
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    log('%s: asking PicoSAT about the selects of %s%s' % (
+        label, kconfig, ' (%d answers known)' % len(answers.db)
+        if answers and answers.db else ''))
+    text, peak_kb, rc = ask(tool, env, kconfig, work, opts, answers, out)
     cands, questions, summary = parse_output(text)
     if summary is None:
         raise SetupError('%s: no answer (exit %d): see the messages '
-                         'above' % (kconfig, proc.returncode))
+                         'above' % (kconfig, rc))
     log('%s: %d selects: %d unsatisfiable, %d candidates, %d answered by '
         'the cache (%d variables, %d clauses, %d coarse comparisons, '
         '%.1f s)' % (label, summary['selects'], summary['unsat'],
@@ -469,43 +192,9 @@ def audit_tree(srctree, arch, kconfig, out, opts, build_from=None,
                                                                len(cands)))
     found, rejected = confirm(conf, env, str(srctree), kconfig, cands,
                               work) if cands else ([], [])
-    byn = {'cand-%d' % c['n']: c for c in found + rejected}
-    found, rejected = [], []
-    for q in questions:
-        ident = {k: q[k] for k in ('selector', 'target', 'file', 'line',
-                                   'condition', 'hash')}
-        if q['result'] in byn:
-            c = byn[q['result']]
-            model = work / ('cand-%d.config' % c['n'])
-            if 'reason' in c:
-                rec = {'result': 'rejected', 'reason': c['reason'],
-                       'level': c['level'], 'coarse': c['coarse'],
-                       'tristate_only': c['tristate_only']}
-            else:
-                rec = dict({k: c.get(k) for k in FINDING_KEYS},
-                           result='finding')
-            if answers:
-                answers.put(q['hash'], rec, model if 'reason' not in c
-                            else None)
-        elif q['result'] == 'known':
-            rec = answers.db[q['hash']]
-            model = answers.model(q['hash'])
-            if rec['result'] not in ('finding', 'rejected'):
-                continue
-        else:
-            if answers and q['result'] == 'unsat':
-                answers.put(q['hash'], {'result': 'unsat'})
-            continue
-        if rec['result'] == 'finding':
-            repro = fdir / ('%s-selects-%s.config' % (q['selector'],
-                                                      q['target']))
-            shutil.copy(model, repro)
-            found.append(dict(ident, reproducer=str(repro),
-                              **{k: rec.get(k) for k in FINDING_KEYS}))
-        else:
-            rejected.append(dict(ident, reason=rec['reason'],
-                                 **{k: rec.get(k) for k in
-                                    ('level', 'coarse', 'tristate_only')}))
+    found, rejected = sort_answers(
+        questions, {'cand-%d' % c['n']: c for c in found + rejected},
+        answers, work, fdir)
     if answers:
         answers.save()
     doc = {'version': 2, 'tool': 'kconfig-audit', 'arch': arch,
@@ -523,132 +212,8 @@ def audit_tree(srctree, arch, kconfig, out, opts, build_from=None,
     return doc, (conf, env)
 
 
-def identity(f):
-    """A finding is the same across trees when its selector, its target
-    and the select's condition are: not its line."""
-    return (f['selector'], f['target'], f['condition'])
-
-
-def mark(doc, base):
-    """Mark each finding of @doc new or known against @base's findings;
-    a finding of the base whose reproducer differs in kind (tristate
-    only, or not) is new."""
-    old = {identity(f): f for f in base['findings']}
-    for f in doc['findings']:
-        b = old.get(identity(f))
-        f['status'] = 'known' if b and \
-            b['tristate_only'] == f['tristate_only'] else 'new'
-        if b and f['status'] == 'new':
-            f['reason'] = 'the base has it, but not tristate only' \
-                if f['tristate_only'] else \
-                'the base has it only as tristate only'
-        elif not b:
-            f['reason'] = 'no configuration of the base leaves it unmet'
-
-
-def copy_kconfig_tree(srctree, dest, extra=()):
-    """A copy of what kconfig reads in @srctree: the Kconfig files,
-    scripts/ (Kconfig.include and the scripts it runs) and @extra."""
-    for rel in walk_kconfig(srctree):
-        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(srctree / rel, dest / rel)
-    shutil.copytree(srctree / 'scripts', dest / 'scripts',
-                    dirs_exist_ok=True, symlinks=True,
-                    ignore=shutil.ignore_patterns('*.o', '.*.cmd'))
-    # the scripts that Kconfig files of some architectures run
-    for tools in srctree.glob('arch/*/tools'):
-        shutil.copytree(tools, dest / tools.relative_to(srctree),
-                        dirs_exist_ok=True, symlinks=True)
-    for rel in extra:
-        if (srctree / rel).is_file() and not (dest / rel).exists():
-            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(srctree / rel, dest / rel)
-
-
-def patch_files(patch):
-    """The files that a git-format patch names (a/ and b/ sides)."""
-    files = set()
-    for line in Path(patch).read_text(errors='replace').splitlines():
-        if line.startswith(('--- a/', '+++ b/')):
-            files.add(line[6:].split('\t')[0])
-        elif line.startswith('diff --git '):
-            for p in line.split()[2:4]:
-                if p.startswith(('a/', 'b/')):
-                    files.add(p[2:])
-    return sorted(files)
-
-
-def apply_patch(srctree, patch, dest):
-    """@srctree's Kconfig files, copied to @dest, with @patch applied."""
-    files = patch_files(patch)
-    if not files:
-        raise UsageError('%s: not a patch (no "diff --git" or "+++ b/" '
-                         'line)' % patch)
-    if any(f.startswith('scripts/kconfig/') for f in files):
-        raise UsageError('%s changes scripts/kconfig: audit two full trees '
-                         'with --base' % patch)
-    copy_kconfig_tree(srctree, dest, files)
-    ps = subprocess.run(['git', 'apply', '--whitespace=nowarn',
-                         str(Path(patch).resolve())], cwd=dest,
-                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                        text=True)
-    if ps.returncode:
-        first = (ps.stdout.strip().splitlines() or ['git apply failed'])[0]
-        raise UsageError('%s does not apply to %s: %s' % (patch, srctree,
-                                                          first))
-
-
-def export_rev(srctree, rev, dest):
-    """The Kconfig files and scripts/ of @rev in the git tree @srctree."""
-    ps = subprocess.run(['git', '-C', str(srctree), 'rev-parse', '--verify',
-                         '--quiet', rev + '^{commit}'],
-                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                        text=True)
-    if ps.returncode:
-        raise UsageError('%s: no commit %s in %s' % (rev, rev, srctree))
-    arch = subprocess.Popen(['git', '-C', str(srctree), 'archive', rev, '--',
-                             ':(glob)**/Kconfig*', 'scripts'],
-                            stdout=subprocess.PIPE)
-    tar = subprocess.run(['tar', '-x', '-C', str(dest)], stdin=arch.stdout)
-    arch.stdout.close()
-    if arch.wait() or tar.returncode:
-        raise SetupError('git archive %s failed in %s' % (rev, srctree))
-
-
-class UsageError(Exception):
-    pass
-
-
-def print_review(doc):
-    """Each new finding as a compiler warning with notes."""
-    for f in doc['findings']:
-        if f.get('status') != 'new':
-            continue
-        print('%s:%d: warning: %s selects %s, whose direct dependencies '
-              'can be unmet%s' % (f['file'], f['line'], f['selector'],
-                                  f['target'], ' (tristate only)'
-                                  if f['tristate_only'] else ''))
-        if f.get('depends_on'):
-            print('%s:%d: note: %s depends on [%s]: %s' % (
-                f['file'], f['line'], f['target'],
-                f.get('depends_value') or 'n', f['depends_on']))
-        if f.get('blocking'):
-            print('%s:%d: note: blocked by %s' % (
-                f['file'], f['line'], ', '.join(
-                    '%s [=%s]' % (b['expr'], b['value'])
-                    for b in f['blocking'])))
-        print('%s:%d: note: %s [=%s] reproduces it: %s' % (
-            f['file'], f['line'], f['selector'], f['level'],
-            f['reproducer']))
-        if f.get('hint'):
-            print('%s:%d: note: to meet it, enable %s, or make %s depend '
-                  'on %s' % (f['file'], f['line'], ', '.join(f['hint']),
-                             f['selector'], 'it' if len(f['hint']) == 1
-                             else 'them'))
-        print('%s:%d: note: %s' % (f['file'], f['line'], f['reason']))
-
-
-def main():
+def parser():
+    """kconfig-audit's argparse parser."""
     ap = argparse.ArgumentParser(
         prog='kconfig-audit', description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -657,10 +222,9 @@ def main():
         'See docs/audit.md.')
     ap.add_argument('--version', action='version',
                     version='kconfig-audit %d' % CACHE_VERSION)
-    ap.add_argument('--srctree', default=str(Path(util.TREES) / 'patched'),
-                    help='the kernel tree to audit (default: build/patched '
-                    'of KERNEL_VERSION); with --patch, the tree the patch '
-                    'applies to, and the base')
+    ap.add_argument('--srctree', **kmake.srctree_option(
+        'the kernel tree to audit; with --patch, the tree the patch '
+        'applies to, and the base'))
     ap.add_argument('--arch', default='arm',
                     help='ARCH of the Kconfig tree (default: arm)')
     ap.add_argument('--fragment', help='a Kconfig fragment (KBUILD_KCONFIG)'
@@ -696,24 +260,24 @@ def main():
                     'cache ($BUILD/cache/audit) holds each tree\'s result, '
                     'by the hash of its Kconfig files, and the answer of '
                     'each question, by the hash of its cone of influence')
-    args = ap.parse_args()
+    return ap
 
-    srctree = Path(args.srctree).resolve()
+
+def check_args(args):
+    """Raise UsageError for options that exclude one another, a missing
+    fragment, tree or patch, or an architecture that the tree does not
+    have.  Returns the Kconfig file to audit (Kconfig, or the fragment's
+    absolute path)."""
     review = bool(args.base or args.base_rev or args.patch)
-    out = Path(args.out or Path(util.TREES) / 'out' / 'audit' / (
-        args.arch + ('-review' if review else ''))).resolve()
-    kconfig = 'Kconfig'
     if sum(map(bool, (args.base, args.base_rev, args.patch))) > 1:
-        print('kconfig-audit: --base, --base-rev and --patch exclude one '
-              'another', file=sys.stderr)
-        return 2
+        raise UsageError('--base, --base-rev and --patch exclude one '
+                         'another')
     if review and args.randconfigs:
-        print('kconfig-audit: --randconfigs audits one tree: not with '
-              '--base, --base-rev or --patch', file=sys.stderr)
-        return 2
+        raise UsageError('--randconfigs audits one tree: not with --base, '
+                         '--base-rev or --patch')
     if args.own and not args.fragment:
-        print('kconfig-audit: --own needs --fragment', file=sys.stderr)
-        return 2
+        raise UsageError('--own needs --fragment')
+    kconfig = 'Kconfig'
     if args.fragment:
         frag = Path(args.fragment)
         if not frag.is_absolute() and not frag.is_file():
@@ -721,22 +285,45 @@ def main():
             frag = Path(args.srctree) / frag
         frag = frag.resolve()
         if not frag.is_file():
-            print('kconfig-audit: %s: no such file' % args.fragment,
-                  file=sys.stderr)
-            return 2
+            raise UsageError('%s: no such file' % args.fragment)
         kconfig = str(frag)
-    for t, what in ((srctree, '--srctree'),
-                    (Path(args.base).resolve() if args.base else None,
-                     '--base')):
-        if t is not None and not (t / 'scripts' / 'kconfig' /
-                                  'conf.c').is_file():
-            print('kconfig-audit: %s: %s is not a kernel tree' % (what, t),
-                  file=sys.stderr)
-            return 2
+    for t, what in ((args.srctree, '--srctree'), (args.base, '--base')):
+        if t is not None:
+            try:
+                kmake.check_tree(Path(t).resolve())
+            except UsageError as e:
+                raise UsageError('%s: %s' % (what, e))
+    kmake.check_arch(Path(args.srctree).resolve(), args.arch)
     if args.patch and not Path(args.patch).is_file():
-        print('kconfig-audit: --patch: %s: no such file' % args.patch,
-              file=sys.stderr)
-        return 2
+        raise UsageError('--patch: %s: no such file' % args.patch)
+    return kconfig
+
+
+def sweep_randconfigs(args, srctree, kconfig, out, doc, setup_):
+    """--randconfigs: the unmet selects of N randconfigs, and those of
+    them that the audit (@doc) did not find."""
+    if setup_ is None:
+        _, conf, env = setup(srctree, args.arch, srctree)
+    else:
+        conf, env = setup_
+    log('sweeping %d randconfigs' % args.randconfigs)
+    work = out / 'candidates'
+    work.mkdir(parents=True, exist_ok=True)
+    hits = randconfig_sweep(conf, env, kconfig, args.randconfigs, work)
+    known = {(f['selector'], f['target'], f['file'], f['line'])
+             for f in doc['findings']}
+    keys = ('selector', 'target', 'file', 'line')
+    return {'randconfigs': args.randconfigs,
+            'unmet': [dict(zip(keys, k), seed=v) for k, v in
+                      sorted(hits.items(), key=lambda kv: kv[1])],
+            'missed': [dict(zip(keys, k), seed=v)
+                       for k, v in hits.items() if k not in known]}
+
+
+def run_audit(args, srctree, kconfig, out):
+    """Audit the tree (and, reviewing a change, the base first; then
+    --randconfigs).  Returns (doc, base doc or None, sweep or None)."""
+    review = bool(args.base or args.base_rev or args.patch)
     opts = {'limit': args.limit, 'only': args.only, 'own': args.own}
     use_cache = not args.no_cache
     tmp = None
@@ -766,73 +353,54 @@ def main():
                                  build_from=build_from,
                                  use_cache=use_cache,
                                  label='new' if review else 'tree')
-        sweep = None
-        if args.randconfigs:
-            if setup_ is None:
-                _, conf, env = setup(srctree, args.arch, srctree)
-            else:
-                conf, env = setup_
-            log('sweeping %d randconfigs' % args.randconfigs)
-            work = out / 'candidates'
-            work.mkdir(parents=True, exist_ok=True)
-            hits = randconfig_sweep(conf, env, kconfig, args.randconfigs,
-                                    work)
-            known = {(f['selector'], f['target'], f['file'], f['line'])
-                     for f in doc['findings']}
-            sweep = {'randconfigs': args.randconfigs,
-                     'unmet': [dict(zip(('selector', 'target', 'file',
-                                         'line'), k), seed=v)
-                               for k, v in sorted(hits.items(),
-                                                  key=lambda kv: kv[1])],
-                     'missed': [dict(zip(('selector', 'target', 'file',
-                                          'line'), k), seed=v)
-                                for k, v in hits.items() if k not in known]}
-    except UsageError as e:
-        print('kconfig-audit: %s' % e, file=sys.stderr)
-        return 2
-    except SetupError as e:
-        print('kconfig-audit: %s' % e, file=sys.stderr)
-        return 2
+        sweep = sweep_randconfigs(args, srctree, kconfig, out, doc,
+                                  setup_) if args.randconfigs else None
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
-    found, summary = doc['findings'], doc['summary']
-    seconds = round(time.monotonic() - START, 1)
-    if review:
-        mark(doc, base)
-        new = [f for f in found if f['status'] == 'new']
-        print_review(doc)
-        what = args.patch or 'new tree'
-        print('kconfig-audit: %s %s: %d new unmet select(s), %d known '
-              '(%d selects, %d solved again, the rest from the cache), '
-              '%.1f s' % (args.arch, what, len(new), len(found) - len(new),
-                          summary['selects'],
-                          0 if doc['cached'] else
-                          summary['selects'] - summary['carried'] -
-                          summary.get('reused', 0), seconds))
-    else:
-        for f in found:
-            print('%s:%d: warning: %s [=%s] can select %s, whose direct '
-                  'dependencies are unmet%s; reproducer %s' % (
-                      f['file'], f['line'], f['selector'], f['level'],
-                      f['target'], ' (tristate only)' if f['tristate_only']
-                      else '', f['reproducer']))
-        print('kconfig-audit: %s %s: %d selects, %d candidates, %d '
-              'confirmed (%d tristate only), %d rejected, %.1f s%s' % (
-                  args.arch, args.fragment or 'Kconfig', summary['selects'],
-                  summary['candidates'], len(found),
-                  sum(f['tristate_only'] for f in found),
-                  len(doc['rejected']), seconds,
-                  ', from the cache' if doc['cached'] else
-                  ', peak %d MiB' % (doc['peak_rss_kib'] // 1024)))
-    if sweep is not None:
-        print('kconfig-audit: %d randconfigs hit %d distinct unmet selects, '
-              '%d of them not found by the audit%s' % (
-                  sweep['randconfigs'], len(sweep['unmet']),
-                  len(sweep['missed']), ''.join(
-                      '\n  missed: %s selects %s (%s:%s), seed %d' % (
-                          m['selector'], m['target'], m['file'], m['line'],
-                          m['seed']) for m in sweep['missed'])))
+    return doc, base, sweep
+
+
+def run_logged(argv, f):
+    """kconfig-audit with the arguments @argv, run in this process as
+    the command would run: its output and that of its programs into the
+    open file @f, its clock from now.  For kautobuild's audit step, one
+    target at a time: stdout and stderr are the process's own, redirected
+    while it runs.  Returns the exit status: main()'s, argparse's on bad
+    arguments, 1 on an unexpected exception (its traceback into @f)."""
+    audit_confirm.restart()
+    with contextlib.redirect_stdout(f), contextlib.redirect_stderr(f):
+        try:
+            return main(argv)
+        except SystemExit as e:
+            if e.code is None or isinstance(e.code, int):
+                return e.code or 0
+            print(e.code, file=sys.stderr)
+            return 1
+        except Exception:
+            traceback.print_exc()
+            return 1
+        finally:
+            f.flush()
+
+
+def main(argv=None):
+    """kconfig-audit's command line (@argv, default sys.argv[1:]);
+    returns the exit status."""
+    args = parser().parse_args(argv)
+    srctree = Path(args.srctree).resolve()
+    review = bool(args.base or args.base_rev or args.patch)
+    out = Path(args.out or Path(util.TREES) / 'out' / 'audit' / (
+        args.arch + ('-review' if review else ''))).resolve()
+    try:
+        kconfig = check_args(args)
+        doc, base, sweep = run_audit(args, srctree, kconfig, out)
+    except UsageError as e:
+        print('kconfig-audit: %s' % e, file=sys.stderr)
+        return 2
+    found = doc['findings']
+    seconds = round(time.monotonic() - audit_confirm.START, 1)
+    print_results(args, doc, base, sweep, seconds)
     if args.json:
         out_doc = dict(doc, own=args.own, randconfig_sweep=sweep,
                        seconds=seconds, tree_seconds=doc['seconds'])
@@ -848,53 +416,3 @@ def main():
     if review:
         return 1 if any(f['status'] == 'new' for f in found) else 0
     return 1 if found else 0
-
-
-class AuditStep:
-    """kautobuild's audit step (--audit), a part of run.Run: the selects
-    of a board's own fragment files that some configuration derived from
-    the board can leave unmet, confirmed by conf.  It writes only
-    OUT/NAME/audit/, audit.json and audit.log."""
-
-    def audit(self, t):
-        start = time.monotonic()
-        if not t.fragment:
-            return {'status': 'SKIP', 'seconds': 0.0, 'log': None,
-                    'reason': 'no Kconfig fragment of its own (make -f '
-                    'Kbuild.mk audit audits the tree)'}
-        d = self.dir(t)
-        log, doc = os.path.join(d, 'audit.log'), os.path.join(d,
-                                                              'audit.json')
-        if os.path.exists(doc):
-            os.unlink(doc)
-        cmd = [sys.executable, str(TOP / 'tools' / 'kconfig-audit'),
-               '--srctree', self.srctree, '--arch', t.arch, '--fragment',
-               t.fragment, '--own', '--out', os.path.join(d, 'audit'),
-               '--json', doc]
-        with open(log, 'w') as f:
-            f.write('$ %s\n' % ' '.join(cmd))
-            f.flush()
-            rc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT,
-                                env=self.env).returncode
-        res = {'status': 'PASS', 'log': log, 'json': doc,
-               'seconds': round(time.monotonic() - start, 1)}
-        if rc not in (0, 1) or not os.path.isfile(doc):
-            res.update(status='FAIL', infrastructure=True,
-                       reason='kconfig-audit exited %d: %s' % (
-                           rc, util.log_tail(log, 1).strip()))
-            return res
-        with open(doc) as f:
-            rep = json.load(f)
-        res['selects'] = rep['summary']['selects']
-        res['rejected'] = len(rep['rejected'])
-        res['findings'] = [{k: x.get(k) for k in (
-            'selector', 'target', 'file', 'line', 'level', 'depends_on',
-            'blocking', 'hint', 'reproducer')} for x in rep['findings']]
-        if res['findings']:
-            res['status'] = 'FAIL'
-            res['reason'] = '%d select(s) of the board can be unmet: %s' % (
-                len(res['findings']), ', '.join(
-                    '%s selects %s (%s:%d)' % (x['selector'], x['target'],
-                                               x['file'], x['line'])
-                    for x in res['findings']))
-        return res

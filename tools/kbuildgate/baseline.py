@@ -15,13 +15,11 @@ import argparse
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 import time
 
-from . import util
-from .boards import CROSS_COMPILE
+from . import kmake, util
 
 __version__ = '1.0'
 
@@ -41,17 +39,11 @@ REAL_UNMET['7.2'] = REAL_UNMET['6.12']
 BOARD = 'config MYCONFIG\n\tbool\n\tdefault y\n\tselect %s\n\n'
 
 
-def kmake(tree, out, *targets, arch='x86', env=None):
-    cmd = ['make', '-s', '-C', tree, 'O=' + out, 'ARCH=' + arch]
-    if arch in CROSS_COMPILE:
-        cmd.append('CROSS_COMPILE=' + CROSS_COMPILE[arch])
-    e = {k: v for k, v in os.environ.items()
-         if not k.startswith('KCONFIG_') and k not in ('KBUILD_KCONFIG',
-                                                       'ARCH', 'O')}
-    e.update(env or {})
-    ps = subprocess.run(cmd + list(targets), env=e, text=True,
-                        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                        stderr=subprocess.STDOUT)
+def kmake_run(tree, out, *targets, arch='x86', env=None):
+    """make @targets in @tree (kmake.make()), the variables of @env
+    added; returns (exit status, output)."""
+    ps = kmake.make(tree, out, arch, *targets,
+                    env=kmake.environment(extra=env))
     return ps.returncode, ps.stdout
 
 
@@ -66,6 +58,8 @@ def flat_fragment(tree, path, select):
 
 
 def written(out):
+    """'written' when conf wrote OUT/.config in @out, else 'nothing
+    written'."""
     return 'written' if os.path.exists(os.path.join(out, '.config')) \
         else 'nothing written'
 
@@ -75,30 +69,44 @@ def item_werror(tree, tmp, select='USB'):
     whose dependencies are off, or a typo that no Kconfig file defines."""
     frag = flat_fragment(tree, os.path.join(tmp, 'flat.Kconfig'), select)
     out = os.path.join(tmp, 'o')
-    rc, text = kmake(tree, out, 'allnoconfig',
+    rc, text = kmake_run(tree, out, 'allnoconfig',
                      env={'KBUILD_KCONFIG': frag, 'KCONFIG_WERROR': '1'})
     return 'exit %d, .config %s' % (rc, written(out)), rc != 0 and \
         not os.path.exists(os.path.join(out, '.config')), text
 
 
-def item_duplicates(tree, tmp):
+def real_unmet(tree, tmp):
+    """Configure @tree for ARM in @tmp/o with its real unmet select
+    (REAL_UNMET of KERNEL_VERSION, its values as KCONFIG_ALLCONFIG).
+    Returns (the output folder, the symbol left unmet)."""
     allconfig, target, env, sym = REAL_UNMET[util.KERNEL_VERSION]
     path = os.path.join(tmp, 'all.config')
     with open(path, 'w') as f:
         f.write(allconfig)
     out = os.path.join(tmp, 'o')
-    kmake(tree, out, target, arch='arm', env=dict(env, KCONFIG_ALLCONFIG=path))
+    kmake_run(tree, out, target, arch='arm', env=dict(env, KCONFIG_ALLCONFIG=path))
+    return out, sym
+
+
+def item_duplicates(tree, tmp):
+    """The tree's real unmet select on ARM (REAL_UNMET), then
+    olddefconfig and syncconfig: how often each warns about it.  Returns
+    (the row's text, whether each warned once, conf's output)."""
+    out, sym = real_unmet(tree, tmp)
     counts = []
     for mode in ('olddefconfig', 'syncconfig'):
-        _, text = kmake(tree, out, mode, arch='arm')
+        _, text = kmake_run(tree, out, mode, arch='arm')
         counts.append(UNMET_RE.findall(text).count(sym))
     return '%s: %d in olddefconfig, %d in syncconfig' % (sym, *counts), \
         counts == [1, 1], text
 
 
 def item_diagnosis(tree, tmp, what):
+    """allnoconfig on a board that selects USB: conf's @what
+    ('location', 'cause' or 'fix') line.  Returns (the line or 'none',
+    whether there is one, conf's output)."""
     frag = flat_fragment(tree, os.path.join(tmp, 'flat.Kconfig'), 'USB')
-    rc, text = kmake(tree, os.path.join(tmp, 'o'), 'allnoconfig',
+    rc, text = kmake_run(tree, os.path.join(tmp, 'o'), 'allnoconfig',
                      env={'KBUILD_KCONFIG': frag})
     pattern = {'location': r'^\S+:\d+: warning: MYCONFIG .*selects USB',
                'cause': r'^\S+:\d+: note: blocked by ',
@@ -109,11 +117,14 @@ def item_diagnosis(tree, tmp, what):
 
 
 def item_torvalds(tree, tmp):
+    """Torvalds's fragment: a board, then source "Kconfig", as
+    KBUILD_KCONFIG.  Returns (the exit status and first diagnostic,
+    whether it configured and warned about USB alone, conf's output)."""
     frag = os.path.join(tmp, 'Mykconfig')
     with open(frag, 'w') as f:
         f.write(BOARD % 'USB' + 'source "Kconfig"\n')
     out = os.path.join(tmp, 'o')
-    rc, text = kmake(tree, out, 'allnoconfig', env={'KBUILD_KCONFIG': frag})
+    rc, text = kmake_run(tree, out, 'allnoconfig', env={'KBUILD_KCONFIG': frag})
     first = next((l for l in text.splitlines()
                   if re.match(r'\S+:\d+:', l)), 'no diagnostic')
     return 'exit %d: %s' % (rc, first.replace(tmp + '/', '')), rc == 0 and \
@@ -121,10 +132,14 @@ def item_torvalds(tree, tmp):
 
 
 def item_dropped(tree, tmp):
+    """CONFIG_USB=y as KCONFIG_ALLCONFIG of allnoconfig under
+    KCONFIG_WERROR and KCONFIG_WARN_DROPPED: is the dropped request
+    reported and fatal?  Returns (the row's text, whether it is, conf's
+    output)."""
     path = os.path.join(tmp, 'all.config')
     with open(path, 'w') as f:
         f.write('CONFIG_USB=y\n')
-    rc, text = kmake(tree, os.path.join(tmp, 'o'), 'allnoconfig',
+    rc, text = kmake_run(tree, os.path.join(tmp, 'o'), 'allnoconfig',
                      env={'KCONFIG_ALLCONFIG': path, 'KCONFIG_WERROR': '1',
                           'KCONFIG_WARN_DROPPED': '1'})
     said = 'CONFIG_USB=y' in text
@@ -133,14 +148,12 @@ def item_dropped(tree, tmp):
 
 
 def item_stale(tree, tmp):
-    allconfig, target, env, _ = REAL_UNMET[util.KERNEL_VERSION]
-    path = os.path.join(tmp, 'all.config')
-    with open(path, 'w') as f:
-        f.write(allconfig)
-    out = os.path.join(tmp, 'o')
-    kmake(tree, out, target, arch='arm', env=dict(env, KCONFIG_ALLCONFIG=path))
-    kmake(tree, out, 'prepare', arch='arm')
-    rc, text = kmake(tree, out, 'prepare', arch='arm',
+    """A build folder configured with the real unmet select, then
+    make prepare again under KCONFIG_WERROR=1: does it fail?  Returns (the
+    row's text, whether it failed, make's output)."""
+    out, _ = real_unmet(tree, tmp)
+    kmake_run(tree, out, 'prepare', arch='arm')
+    rc, text = kmake_run(tree, out, 'prepare', arch='arm',
                      env={'KCONFIG_WERROR': '1'})
     return 'KCONFIG_WERROR=1 make prepare: exit %d' % rc, rc != 0, text
 
@@ -162,13 +175,11 @@ ITEMS = [
 
 
 def main():
+    """kconfig-baseline's command line: each item of ITEMS on the
+    stock and the patched tree, one row each.  Returns the exit status:
+    0 the series beats stock on every item, 1 not, 2 a tree missing."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument('--stock', default=os.path.join(util.TREES, 'pristine'),
-                    help='the stock tree (default: KERNEL_VERSION\'s '
-                    'pristine tree)')
-    ap.add_argument('--patched', default=os.path.join(util.TREES, 'patched'),
-                    help='the tree with the series (default: '
-                    'KERNEL_VERSION\'s patched tree)')
+    kmake.tree_pair_options(ap)
     ap.add_argument('--json', help='write the rows to this file')
     ap.add_argument('--version', action='version',
                     version='%(prog)s ' + __version__)

@@ -73,7 +73,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from . import util
+from . import kmake, util
+from .bench_audit import bench_audit
 
 TOP = util.TOP
 BUILD = util.TREES  # the trees of KERNEL_VERSION (util.py)
@@ -105,17 +106,6 @@ def inline_fragment(tree, fragment, out):
     return out
 
 
-def kmake(tree, out, target, env=None, arch='arm'):
-    cmd = ['make', '-s', '-C', tree, 'O=' + out, 'ARCH=' + arch] + \
-        (['CROSS_COMPILE=arm-linux-gnueabi-'] if arch == 'arm' else []) + \
-        [target]
-    e = {k: v for k, v in os.environ.items()
-         if not k.startswith('KCONFIG_') and k not in ('ARCH', 'KBUILD_KCONFIG')}
-    e.update(env or {})
-    return subprocess.run(cmd, env=e, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True)
-
-
 def input_config(tmp, arch, config):
     """The existing .config of a case: stock's allyesconfig of @arch, made
     once, or the file @config (xz-compressed if it ends in .xz)."""
@@ -133,8 +123,8 @@ def input_config(tmp, arch, config):
     path = os.path.join(tmp, 'input-%s-allyesconfig' % arch)
     if not os.path.exists(path):
         out = os.path.join(tmp, 'input-%s' % arch)
-        ps = kmake(os.path.join(BUILD, 'pristine'), out, 'allyesconfig',
-                   arch=arch)
+        ps = kmake.make(os.path.join(BUILD, 'pristine'), out, arch,
+                        'allyesconfig', stdin=None)
         if ps.returncode:
             raise RuntimeError('stock allyesconfig failed:\n' + ps.stdout)
         shutil.copy(os.path.join(out, '.config'), path)
@@ -150,7 +140,8 @@ def count(tree, tmp, name, arch, target, fragment, config):
         env['KBUILD_KCONFIG'] = inline_fragment(
             tree, os.path.join(TOP, fragment), os.path.join(tmp, name + '.Kconfig'))
     # build conf, then start again from a fresh output folder
-    ps = kmake(tree, out, target, env, arch)
+    ps = kmake.make(tree, out, arch, target,
+                    env=kmake.environment(extra=env), stdin=None)
     for p in ('.config', '.config.old', 'include'):
         p = os.path.join(out, p)
         shutil.rmtree(p) if os.path.isdir(p) else os.path.exists(p) and os.unlink(p)
@@ -167,7 +158,8 @@ def count(tree, tmp, name, arch, target, fragment, config):
     os.chmod(conf, 0o755)
     # keep make from rebuilding conf over the wrapper
     os.utime(conf)
-    ps = kmake(tree, out, target, env, arch)
+    ps = kmake.make(tree, out, arch, target,
+                    env=kmake.environment(extra=env), stdin=None)
     if not os.path.exists(result):
         raise RuntimeError('%s: callgrind wrote nothing:\n%s' % (tree, ps.stdout))
     with open(result) as f:
@@ -186,45 +178,21 @@ def timed(cmd, env=None):
     return time.monotonic() - start, usage.ru_maxrss, p.returncode
 
 
-def cpu_timed(cmd, env=None):
-    """Run @cmd; return (wall seconds, CPU seconds (user + system, it and
-    the children it waited for), returncode, stdout)."""
-    start = time.monotonic()
-    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, text=True)
-    text = p.stdout.read()
-    _, status, usage = os.wait4(p.pid, 0)
-    p.returncode = os.waitstatus_to_exitcode(status)
-    return (time.monotonic() - start, usage.ru_utime + usage.ru_stime,
-            p.returncode, text)
-
-
-def make_cmd(tree, out, *targets):
-    return ['make', '-s', '-C', tree, 'O=' + out, 'ARCH=arm',
-            'CROSS_COMPILE=arm-linux-gnueabi-'] + list(targets)
-
-
-def clean_env():
-    return {k: v for k, v in os.environ.items()
-            if not k.startswith('KCONFIG_') and
-            k not in ('ARCH', 'KBUILD_KCONFIG', 'MAKEFLAGS', 'MAKELEVEL')}
-
-
 def sequential(tree, out, defconfigs, olddefconfig=None):
     """make <x>_defconfig for each of @defconfigs in @out; return (seconds,
     {defconfig: .config bytes}).  With @olddefconfig (a list), time a
     "make olddefconfig" on each resulting .config too, into it."""
-    env = clean_env()
-    timed(make_cmd(tree, out, 'allnoconfig'), env)    # build conf first
+    env = kmake.environment()
+    timed(kmake.command(tree, out, 'arm', 'allnoconfig', quiet=True), env)    # build conf first
     configs, seconds = {}, 0
     for i, d in enumerate(defconfigs):
-        s, _, rc = timed(make_cmd(tree, out, d), env)
+        s, _, rc = timed(kmake.command(tree, out, 'arm', d, quiet=True), env)
         seconds += s
         if rc == 0:
             with open(os.path.join(out, '.config'), 'rb') as f:
                 configs[d] = f.read()
         if olddefconfig is not None:
-            olddefconfig.append(timed(make_cmd(tree, out, 'olddefconfig'),
+            olddefconfig.append(timed(kmake.command(tree, out, 'arm', 'olddefconfig', quiet=True),
                                       env)[0])
         if (i + 1) % 20 == 0:
             print('  ... %s: %d/%d in %.0fs' % (os.path.basename(tree), i + 1,
@@ -242,7 +210,7 @@ def kautobuild(tmp, tree, defconfigs):
            '--json', os.path.join(tmp, 'kautobuild.json')] + defconfigs
     times = []
     for what in ('first run', 'rerun, nothing changed'):
-        s, _, rc = timed(cmd, clean_env())
+        s, _, rc = timed(cmd, kmake.environment())
         times.append(round(s, 2))
         print('  %-52s %8.1fs%s' % ('tools/kautobuild --config-only, ' + what,
                                     s, '' if rc in (0, 1) else
@@ -251,6 +219,10 @@ def kautobuild(tmp, tree, defconfigs):
 
 
 def bench_gate(tmp, count):
+    """The part "gate": the first @count ARM defconfigs configured
+    one make each in the stock and the patched tree, in one make
+    batchconfig, and by kautobuild --config-only; prints each time.
+    Returns (the batch's goal met, the figures)."""
     patched = os.path.join(BUILD, 'patched')
     pristine = os.path.join(BUILD, 'pristine')
     defconfigs = sorted(d for d in os.listdir(os.path.join(
@@ -276,10 +248,10 @@ def bench_gate(tmp, count):
     with open(lst, 'w') as f:
         for d in defconfigs:
             f.write('%s defconfig arch/arm/configs/%s\n' % (d, d))
-    env = dict(clean_env(), KCONFIG_BATCH=lst,
+    env = dict(kmake.environment(), KCONFIG_BATCH=lst,
                KCONFIG_BATCH_DIR=os.path.join(out, 'batch'))
-    timed(make_cmd(patched, out, 'allnoconfig'), clean_env())
-    batch, rss, rc = timed(make_cmd(patched, out, 'batchconfig'), env)
+    timed(kmake.command(patched, out, 'arm', 'allnoconfig', quiet=True), kmake.environment())
+    batch, rss, rc = timed(kmake.command(patched, out, 'arm', 'batchconfig', quiet=True), env)
     same = 0
     for d in defconfigs:
         path = os.path.join(out, 'batch', d, '.config')
@@ -325,6 +297,9 @@ def median_count(tree, tmp, name, arch, target, fragment, config):
 
 
 def bench_instructions(tmp, only=None):
+    """The part "instructions": conf's instruction counts on
+    each case of CASES (or of @only), stock against patched (median_count()); prints
+    each ratio.  Returns (every ratio within its goal, the figures)."""
     results, ok = [], True
     print('%-24s %14s %14s %7s %6s' % ('case', 'stock', 'patched',
                                         'ratio', 'goal'))
@@ -352,127 +327,10 @@ def bench_instructions(tmp, only=None):
     return ok, results
 
 
-AUDIT_GOALS = {'arm': (300, 120), 'x86': (None, None)}
-AGAIN_GOAL, CHANGE_GOAL = 10, 30
-
-
-def demo_patch(tree, path):
-    """A one-file change: a new bool symbol with a prompt that selects
-    REGMAP_I2C (which depends on I2C), as a git format-patch."""
-    import difflib
-    rel = 'drivers/misc/Kconfig'
-    old = open(os.path.join(tree, rel)).read()
-    new = old.replace('config DUMMY_IRQ\n', 'config KBG_DEMO_SENSOR\n'
-                      '\tbool "KBG demo board sensor"\n'
-                      '\tselect REGMAP_I2C\n\nconfig DUMMY_IRQ\n', 1)
-    with open(path, 'w') as f:
-        f.write('Subject: [PATCH] misc: add the KBG demo sensor\n\n---\n'
-                'diff --git a/%s b/%s\n' % (rel, rel))
-        f.writelines(difflib.unified_diff(
-            old.splitlines(True), new.splitlines(True), 'a/' + rel,
-            'b/' + rel))
-    return path
-
-
-def bench_audit(tmp):
-    results, ok = [], True
-    cache = os.path.join(tmp, 'audit-cache')
-    env = dict(os.environ, KCONFIG_AUDIT_CACHE=cache)
-    tool = [sys.executable, os.path.join(TOP, 'tools', 'kconfig-audit')]
-    patched = os.path.join(BUILD, 'patched')
-    for arch, (goal, cpu_goal) in AUDIT_GOALS.items():
-        out = os.path.join(tmp, 'audit-' + arch)
-        cmd = tool + ['--srctree', patched, '--arch', arch, '--out', out]
-        # the first run builds the program and conf (cached): not timed
-        ps = subprocess.run(cmd + ['--limit', '0', '--no-cache'],
-                            stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
-        if ps.returncode not in (0, 1):
-            raise RuntimeError('kconfig-audit --arch %s failed:\n%s' %
-                               (arch, ps.stdout[-2000:]))
-        doc = os.path.join(tmp, 'audit-%s.json' % arch)
-        wall, cpu, rc, text = cpu_timed(cmd + ['--json', doc], env)
-        if rc not in (0, 1) or not os.path.isfile(doc):
-            raise RuntimeError('kconfig-audit --arch %s failed:\n%s' %
-                               (arch, text[-2000:]))
-        with open(doc) as f:
-            r = json.load(f)
-        met = (goal is None or r['seconds'] <= goal) and \
-            (cpu_goal is None or cpu <= cpu_goal)
-        ok = ok and met
-        print('  %-52s %8.1fs  %s%s' % (
-            'kconfig-audit --arch %s (whole tree), wall' % arch,
-            r['seconds'], '(goal <= %ds) ' % goal if goal else '',
-            'ok' if goal is None or r['seconds'] <= goal else 'MISSED'))
-        print('  %-52s %8.1fs  %s%s' % (
-            '  CPU, cold cache', cpu,
-            '(goal <= %ds) ' % cpu_goal if cpu_goal else '',
-            'ok' if cpu_goal is None or cpu <= cpu_goal else 'MISSED'))
-        print('  %-52s %8.1fs' % (
-            '  the C program (parse, encode, SAT), wall',
-            r['summary']['sat_seconds']))
-        print('  %-52s %8.1f MiB' % ('  peak memory (max RSS)',
-                                     r['peak_rss_kib'] / 1024))
-        print('  %-52s %d selects, %d candidates, %d confirmed, %d '
-              'rejected' % ('', r['summary']['selects'],
-                            r['summary']['candidates'], len(r['findings']),
-                            len(r['rejected'])), flush=True)
-        res = {'arch': arch, 'seconds': r['seconds'], 'goal_seconds': goal,
-               'cpu_seconds': round(cpu, 1), 'goal_cpu_seconds': cpu_goal,
-               'sat_seconds': r['summary']['sat_seconds'],
-               'peak_rss_kib': r['peak_rss_kib'],
-               'selects': r['summary']['selects'],
-               'candidates': r['summary']['candidates'],
-               'confirmed': [(f['selector'], f['target'])
-                             for f in r['findings']],
-               'rejected': len(r['rejected'])}
-        if arch == 'arm':
-            # the same tree again: its result from the cache
-            wall, cpu, rc, text = cpu_timed(cmd, env)
-            met = rc == 1 and cpu <= AGAIN_GOAL
-            ok = ok and met
-            print('  %-52s %8.1fs  wall %.1fs (goal <= %ds CPU) %s' % (
-                '  again, the same tree: CPU', cpu, wall, AGAIN_GOAL,
-                'ok' if met else 'MISSED'), flush=True)
-            res.update(again_cpu_seconds=round(cpu, 1),
-                       again_seconds=round(wall, 1))
-            # a one-file change against the cached tree
-            patch = demo_patch(patched, os.path.join(tmp, 'demo.patch'))
-            cdoc = os.path.join(tmp, 'audit-change.json')
-            wall, cpu, rc, text = cpu_timed(
-                tool + ['--patch', patch, '--srctree', patched, '--arch',
-                        'arm', '--out', out + '-change', '--json', cdoc],
-                env)
-            try:
-                with open(cdoc) as f:
-                    c = json.load(f)
-            except (OSError, ValueError):
-                raise RuntimeError('kconfig-audit --patch failed:\n%s' %
-                                   text[-2000:])
-            met = rc == 1 and c['new'] == 1 and cpu <= CHANGE_GOAL
-            ok = ok and met
-            s = c['summary']
-            solved = s['selects'] - s['carried'] - s.get('reused', 0)
-            print('  %-52s %8.1fs  wall %.1fs (goal <= %ds CPU) %s' % (
-                '  a one-file change (--patch), cached base: CPU', cpu,
-                wall, CHANGE_GOAL, 'ok' if met else 'MISSED'))
-            print('  %-52s %d new, %d known; %d selects solved again, %d '
-                  'from the cache' % ('', c['new'], c['known'], solved,
-                                      s.get('reused', 0)), flush=True)
-            res.update(change_cpu_seconds=round(cpu, 1),
-                       change_seconds=round(wall, 1),
-                       change_new=c['new'], change_known=c['known'],
-                       change_solved=solved,
-                       change_reused=s.get('reused', 0),
-                       goal_again_cpu_seconds=AGAIN_GOAL,
-                       goal_change_cpu_seconds=CHANGE_GOAL)
-        results.append(res)
-    print('  %-52s %s' % ('kismet (peer reference)', 'does not run here: '
-                          'about an hour per architecture, quoted'))
-    return ok, results
-
-
 def main():
+    """kconfig-bench's command line: the parts asked for (--part), the
+    figures written to --json.  Returns the exit status: 0 every goal met,
+    1 one missed, 2 an infrastructure error."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--version', action='version',
                     version='%(prog)s ' + util.VERSION)

@@ -11,11 +11,10 @@ nothing.
 import os
 import re
 
-from .util import TOP, UsageError
+from .errors import UsageError
+from .util import TOP
 
 BOARDS = os.path.join(TOP, 'qemu-images', 'boards')
-# CROSS_COMPILE of each architecture that is not the host's
-CROSS_COMPILE = {'arm': 'arm-linux-gnueabi-'}
 
 
 def read_board(path):
@@ -61,7 +60,16 @@ def sourced_files(fragment, srctree):
 
 
 class Target:
+    """One target of a run: a board, a fragment or a defconfig, with
+    what configures it (fragment, defconfig, config_fragment), its QEMU
+    machine, CPU and expected drivers, the paths sparse checks, and, set
+    by run.Run, its result."""
     def __init__(self, name, kind, arch, **kw):
+        """@name: the target's name (its folder in OUT); @kind: 'board',
+        'fragment' or 'defconfig'; @arch: its ARCH; @kw: fragment (the
+        KBUILD_KCONFIG value), defconfig (NAME_defconfig), config_fragment
+        (merged in, or the KCONFIG_ALLCONFIG), machine, cpu, expect (drivers,
+        comma-separated), sparse (paths) and description (the board file)."""
         self.name = name
         self.kind = kind            # board, fragment, defconfig
         self.arch = arch
@@ -85,6 +93,9 @@ class Target:
         return [f for f in files if f]
 
     def listing(self):
+        """The target as kautobuild --list prints it: name, kind, arch
+        and whichever of fragment, defconfig, config_fragment and machine it
+        has.  Returns a dict."""
         d = {'name': self.name, 'kind': self.kind, 'arch': self.arch}
         for k in ('fragment', 'defconfig', 'config_fragment', 'machine'):
             if getattr(self, k):
@@ -112,6 +123,25 @@ def leaf_fragments(d):
     return [f[len('Kconfig.'):] for f in files if f not in sourced]
 
 
+def board_target(name, kv, path, arch):
+    """The Target of the board @name, whose description @path has the
+    KEY=value pairs @kv (read_board()); @arch when it names no ARCH.  Its
+    configuration is its FRAGMENT, else its DEFCONFIG; CONFIG_FRAGMENT,
+    MACHINE, CPU, EXPECT and SPARSE as they are."""
+    common = dict(machine=kv.get('MACHINE'),
+                  cpu=kv.get('CPU', 'cortex-a15'),
+                  expect=kv.get('EXPECT', ''),
+                  sparse=kv.get('SPARSE', '').split(),
+                  description=path)
+    cf = kv.get('CONFIG_FRAGMENT')
+    common['config_fragment'] = os.path.join(BOARDS, cf) if cf else None
+    if 'FRAGMENT' in kv:
+        return Target(name, 'board', kv.get('ARCH', arch),
+                      fragment=kv['FRAGMENT'], **common)
+    return Target(name, 'board', kv.get('ARCH', arch),
+                  defconfig=kv.get('DEFCONFIG'), **common)
+
+
 def boards(srctree, arch):
     """Every board: qemu-images/boards/ descriptions, then the tree's
     board fragments that have none."""
@@ -123,20 +153,7 @@ def boards(srctree, arch):
         kv = read_board(path)
         if 'FRAGMENT' not in kv and 'DEFCONFIG' not in kv:
             continue        # e.g. qcom-virt.config, merged into a board
-        common = dict(machine=kv.get('MACHINE'),
-                      cpu=kv.get('CPU', 'cortex-a15'),
-                      expect=kv.get('EXPECT', ''),
-                      sparse=kv.get('SPARSE', '').split(),
-                      description=path)
-        barch = kv.get('ARCH', arch)
-        cf = kv.get('CONFIG_FRAGMENT')
-        common['config_fragment'] = os.path.join(BOARDS, cf) if cf else None
-        if 'FRAGMENT' in kv:
-            found[name] = Target(name, 'board', barch,
-                                 fragment=kv['FRAGMENT'], **common)
-        else:
-            found[name] = Target(name, 'board', barch,
-                                 defconfig=kv['DEFCONFIG'], **common)
+        found[name] = board_target(name, kv, path, arch)
     for name in tree_boards(srctree, arch):
         if name not in found:
             found[name] = Target(name, 'board', arch, fragment='arch/%s/'
@@ -164,6 +181,8 @@ def fragment_folder(d, arch):
 
 
 def defconfigs(srctree, arch):
+    """The defconfig targets of @srctree's arch/@arch/configs/, sorted
+    (none when there is no such folder)."""
     d = os.path.join(srctree, 'arch', arch, 'configs')
     if not os.path.isdir(d):
         return []

@@ -13,7 +13,7 @@ import shutil
 import sys
 import time
 
-from .boards import CROSS_COMPILE
+from . import kmake
 from .util import TOP, log_tail
 
 LAVA = os.path.join(TOP, 'qemu-images', 'lava')
@@ -21,10 +21,33 @@ BOOT_TIMEOUT = 120
 
 
 class BootStep:
-    """The boot and lava steps, a part of run.Run."""
+    """The boot step.  Input: t.result['image'] (the build step's) and
+    the board's QEMU machine.  Outputs: the step's result (with the LAVA
+    job of the same boot) and t.result['drivers']."""
 
-    def boot(self, t):
-        d = self.dir(t)
+    name = 'boot'
+    needs = ('image',)
+    gives = ('drivers', 'lava_job')
+
+    def __init__(self, run):
+        """@run: the run.Run whose options, tree and folders it uses."""
+        self.run = run
+
+    def phase(self, t, name, f, log, cmd, env):
+        """Run @cmd with @env as the phase @name of @t (initramfs or
+        boot), its output appended to the open file @f of @log, and
+        report it to the run's started() and ended().  Returns the exit
+        status."""
+        self.run.started(t, name, log)
+        start = time.monotonic()
+        rc = kmake.logged(f, cmd, env)
+        self.run.ended(t, name, log, rc, time.monotonic() - start)
+        return rc
+
+    def __call__(self, t):
+        """Boot @t in QEMU; returns the step's result."""
+        run = self.run
+        d = run.dir(t)
         log = os.path.join(d, 'boot.log')
         console = os.path.join(d, 'console.log')
         start = time.monotonic()
@@ -33,19 +56,19 @@ class BootStep:
         cpio = os.path.join(initramfs, 'initramfs.cpio')
         res = {'log': log, 'console': console}
         with open(log, 'w') as f:
-            rc = self.logged(f, [os.path.join(TOP, 'qemu-images',
-                                              'build-initramfs'),
-                                 self.srctree, initramfs],
-                             dict(self.env, CROSS_COMPILE=CROSS_COMPILE.get(
-                                 t.arch, '')))
+            rc = self.phase(t, 'initramfs', f, log, [
+                os.path.join(TOP, 'qemu-images', 'build-initramfs'),
+                run.srctree, initramfs], dict(
+                    run.env, CROSS_COMPILE=kmake.CROSS_COMPILE.get(t.arch,
+                                                                   '')))
             if rc == 0:
-                res.update(self.lava_job(t, image, cpio))
-                rc = self.logged(f, [
+                res.update(lava_job(run, t, image, cpio))
+                rc = self.phase(t, 'boot', f, log, [
                     sys.executable, os.path.join(TOP, 'qemu-images', 'boot'),
                     '--kernel', image, '--initrd', cpio, '--log', console,
                     '--machine', t.machine, '--cpu', t.cpu,
                     '--expect', t.expect,
-                    '--timeout', str(self.args.boot_timeout)], self.env)
+                    '--timeout', str(run.opts.boot_timeout)], run.env)
         res['status'] = 'FAIL' if rc else 'PASS'
         res['seconds'] = round(time.monotonic() - start, 1)
         if rc:
@@ -62,34 +85,53 @@ class BootStep:
             t.result['drivers'] = []
         return res
 
-    def lava_job(self, t, image, cpio):
-        sys.path.insert(0, LAVA)
-        import lavajob
-        base = self.args.lava_url
-        if base:
-            rel = lambda p: base.rstrip('/') + '/' + \
-                os.path.relpath(p, self.out)
-        else:
-            rel = lambda p: 'file://' + p
-        path = os.path.join(self.out, t.name, 'lava-job.yaml')
-        lavajob.write(path, lavajob.job(t.name, rel(image), rel(cpio),
-                                        t.expect, t.machine or 'virt',
-                                        t.cpu, arch=t.arch))
-        out = {'lava_job': path}
-        try:
-            err = lavajob.validate(path)
-            out['lava_valid'] = err is None
-            if err:
-                out['lava_error'] = err
-        except ImportError:
-            out['lava_valid'] = None      # lava-common not installed
-        return out
 
-    def lava(self, t):
-        """Run the boot of @t as a LAVA job with lava-run."""
+def lava_job(run, t, image, cpio):
+    """Write the LAVA job of @t's boot (@image, @cpio) to
+    OUT/NAME/lava-job.yaml and validate it; returns 'lava_job',
+    'lava_valid' and 'lava_error'."""
+    sys.path.insert(0, LAVA)
+    import lavajob
+    base = run.opts.lava_url
+    if base:
+        rel = lambda p: base.rstrip('/') + '/' + \
+            os.path.relpath(p, run.out)
+    else:
+        rel = lambda p: 'file://' + p
+    path = os.path.join(run.out, t.name, 'lava-job.yaml')
+    lavajob.write(path, lavajob.job(t.name, rel(image), rel(cpio),
+                                    t.expect, t.machine or 'virt',
+                                    t.cpu, arch=t.arch))
+    out = {'lava_job': path}
+    try:
+        err = lavajob.validate(path)
+        out['lava_valid'] = err is None
+        if err:
+            out['lava_error'] = err
+    except ImportError:
+        out['lava_valid'] = None      # lava-common not installed
+    return out
+
+
+class LavaStep:
+    """The lava step (--lava-run).  Input: the boot step's LAVA job and
+    t.result['image'].  Output: the step's result, LAVA's own."""
+
+    name = 'lava'
+    needs = ('image', 'lava_job')
+    gives = ()
+
+    def __init__(self, run):
+        """@run: the run.Run whose options and folders it uses."""
+        self.run = run
+
+    def __call__(self, t):
+        """Run the boot of @t as a LAVA job with lava-run; returns the
+        step's result."""
         sys.path.insert(0, LAVA)
         import lavajob
-        d = os.path.join(self.dir(t), 'lava')
+        opts = self.run.opts
+        d = os.path.join(self.run.dir(t), 'lava')
         if os.path.isdir(d):
             shutil.rmtree(d)
         os.makedirs(d)
@@ -97,11 +139,11 @@ class BootStep:
         job = os.path.join(d, 'job.yaml')
         lavajob.write(job, lavajob.job(
             t.name, 'file://' + t.result['image'], 'file://' + os.path.join(
-                self.dir(t), 'initramfs', 'initramfs.cpio'),
+                self.run.dir(t), 'initramfs', 'initramfs.cpio'),
             t.expect, t.machine or 'virt', t.cpu, arch=t.arch,
-            boot_seconds=self.args.boot_timeout))
+            boot_seconds=opts.boot_timeout))
         try:
-            r = lavajob.run(job, d, timeout=2 * self.args.boot_timeout + 360)
+            r = lavajob.run(job, d, timeout=2 * opts.boot_timeout + 360)
         except OSError as e:
             return {'status': 'FAIL', 'log': None, 'infrastructure': True,
                     'seconds': round(time.monotonic() - start, 1),

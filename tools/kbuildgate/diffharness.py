@@ -77,7 +77,6 @@ Exit status: 0 every goal met, 1 a goal failed, 2 usage or infrastructure
 error (no tree, conf does not build, the shell cache changes a result, a
 tree is remade during the run).
 """
-import argparse
 import collections
 import json
 import os
@@ -88,16 +87,17 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from . import util
-from .harness_check import (FORMS, MODES, NEVER_HINT, SIZES, candidates,
-                            check_fragment, choice_members, compare,
-                            defconfig_selects, draw, no_ending,
-                            stale_in_stock, warned, write_form)
-from .harness_conf import (START, Conf, Error, build_shim, check_shell_cache,
+from . import kmake, util
+from .errors import SetupError, UsageError
+from .harness_check import (NEVER_HINT, candidates, check_fragment,
+                            choice_members, compare, defconfig_selects, draw,
+                            no_ending, stale_in_stock, warned, write_form)
+from .harness_options import parser
+from .harness_conf import (START, Conf, build_shim, check_shell_cache,
                            log)
 
 # what the tests reach through this module
-__all__ = ['Conf', 'Error', 'compare', 'goals', 'main', 'no_ending',
+__all__ = ['Conf', 'SetupError', 'compare', 'goals', 'main', 'no_ending',
            'stale_in_stock', 'warned', 'write_form']
 
 TOP = util.TOP
@@ -201,6 +201,9 @@ def print_sizes(results, archs, sizes):
 
 
 def print_table(summaries, archs):
+    """Print the table of the figures (ROWS, then the goals with
+    their verdict) of @summaries, a column for each of @archs and the
+    total."""
     cols = list(archs) + ['total']
     print('%-64s' % '' + ''.join('%8s' % c for c in cols) + '   goal')
     for key, what in ROWS:
@@ -271,102 +274,47 @@ def print_findings(results, show):
             print('  ... %d more in the JSON' % (len(lines) - show))
 
 
-def main():
-    ap = argparse.ArgumentParser(
-        description=__doc__.splitlines()[0],
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--version', action='version',
-                    version='%(prog)s ' + util.VERSION)
-    ap.add_argument('--seed', type=int, default=1,
-                    help='seed of the random draw of the fragments: the same '
-                    'seed draws the same fragments (default 1)')
-    ap.add_argument('--index', type=int, action='append',
-                    help='check only fragment INDEX of each arch (repeatable;'
-                    ' the fragments are drawn as without it)')
-    ap.add_argument('--count', type=int, default=100,
-                    help='fragments per architecture (default 100)')
-    ap.add_argument('--arch', action='append', choices=('arm', 'x86'),
-                    help='architecture (repeatable; default arm and x86)')
-    ap.add_argument('--modes', nargs='+', choices=MODES, default=list(MODES),
-                    help='conf modes compared, stock against patched '
-                    '(default: all three)')
-    ap.add_argument('--forms', nargs='+', choices=FORMS, default=list(FORMS),
-                    help='how the board is written: (a) a fragment that '
-                    'sources "Kconfig", (b) the board at the end of the '
-                    'top-level Kconfig (default: both)')
-    ap.add_argument('--sizes', nargs='+', choices=SIZES, default=['1-8'],
-                    help='size classes of the fragments, drawn in turn: '
-                    'SIZES selects, or "defconfig", every =y of one of the '
-                    'tree\'s defconfigs (default: 1-8)')
-    ap.add_argument('--rounds', type=int, default=3,
-                    help='rounds of following the union hint (default 3)')
-    ap.add_argument('--stock', default=os.path.join(util.TREES, 'pristine'),
-                    help='the stock kernel tree (default: the pristine tree '
-                    'of tools/kernel-tree)')
-    ap.add_argument('--patched', default=os.path.join(util.TREES, 'patched'),
-                    help='the tree with the series (default: the patched '
-                    'tree of tools/kernel-tree)')
-    ap.add_argument('--out', default=os.path.join(util.TREES, 'out',
-                                                  'diffharness'),
-                    help='folder for conf builds, caches and the fragments '
-                    'with findings (default: build/out/diffharness)')
-    ap.add_argument('--jobs', type=int, default=1,
-                    help='fragments checked at a time (default 1)')
-    ap.add_argument('--minutes', type=float,
-                    help='start no fragment after this many minutes; the '
-                    'figures are of those checked (default: no limit)')
-    ap.add_argument('--json', help='write the results to this file')
-    ap.add_argument('--keep', action='store_true',
-                    help='keep the folders of fragments without findings')
-    ap.add_argument('--show', type=int, default=10,
-                    help='examples printed per kind of finding (default 10)')
-    ap.add_argument('--scratch',
-                    help='folder for the conf runs of each fragment (default:'
-                    ' a new folder in /dev/shm, removed at the end); those '
-                    'with findings move to OUT/fragments')
-    ap.add_argument('--no-shell-cache', action='store_true',
-                    help='run conf without the popen cache (10x slower)')
-    args = ap.parse_args()
-    archs = args.arch or ['arm', 'x86']
-    if args.minutes is not None and args.minutes <= 0:
-        ap.error('--minutes must be above 0')
-    if args.count < 1 or args.jobs < 1 or args.rounds < 1:
-        ap.error('--count, --jobs and --rounds must be at least 1')
+def setup(args, archs):
+    """Check the trees of @args, make its output folder and scratch
+    folder, build the shell cache and stock and patched conf of each of
+    @archs.  Returns (confs by (tag, arch), top-level Kconfig by (tag,
+    arch), candidate symbols by arch, the shell cache or None); raises
+    UsageError or OSError."""
+    for t in (args.stock, args.patched):
+        kmake.check_tree(t)
+    args.out = os.path.abspath(args.out)
+    os.makedirs(args.out, exist_ok=True)
+    shutil.rmtree(os.path.join(args.out, 'fragments'), ignore_errors=True)
+    if args.scratch is None:
+        args.scratch = args.out
+        if os.access('/dev/shm', os.W_OK):
+            args.scratch = tempfile.mkdtemp(prefix='kconfig-diffharness.',
+                                            dir='/dev/shm')
+    else:
+        args.scratch = os.path.abspath(args.scratch)
+    shim = None if args.no_shell_cache else build_shim(args.out)
+    confs, roots, syms = {}, {}, {}
+    choices = choice_members(args.stock)
+    for arch in archs:
+        for tag, tree in (('stock', args.stock),
+                          ('patched', args.patched)):
+            c = Conf(tag, os.path.abspath(tree), arch, args.out)
+            c.build(shim)
+            run = check_shell_cache(c, os.path.join(
+                args.out, 'setup', '%s-%s' % (tag, arch)))
+            confs[tag, arch] = c
+            with open(os.path.join(c.tree, 'Kconfig')) as f:
+                roots[tag, arch] = f.read()
+            if tag == 'stock':
+                syms[arch] = candidates(run.config, choices)
+        log('%s: %d candidate symbols' % (arch, len(syms[arch])))
+    return confs, roots, syms, shim
 
-    try:
-        for t in (args.stock, args.patched):
-            if not os.path.isfile(os.path.join(t, 'scripts/kconfig/conf.c')):
-                raise Error('%s is not a kernel tree' % t)
-        args.out = os.path.abspath(args.out)
-        os.makedirs(args.out, exist_ok=True)
-        shutil.rmtree(os.path.join(args.out, 'fragments'), ignore_errors=True)
-        if args.scratch is None:
-            args.scratch = args.out
-            if os.access('/dev/shm', os.W_OK):
-                args.scratch = tempfile.mkdtemp(prefix='kconfig-diffharness.',
-                                                dir='/dev/shm')
-        else:
-            args.scratch = os.path.abspath(args.scratch)
-        shim = None if args.no_shell_cache else build_shim(args.out)
-        confs, roots, syms = {}, {}, {}
-        choices = choice_members(args.stock)
-        for arch in archs:
-            for tag, tree in (('stock', args.stock),
-                              ('patched', args.patched)):
-                c = Conf(tag, os.path.abspath(tree), arch, args.out)
-                c.build(shim)
-                run = check_shell_cache(c, os.path.join(
-                    args.out, 'setup', '%s-%s' % (tag, arch)))
-                confs[tag, arch] = c
-                with open(os.path.join(c.tree, 'Kconfig')) as f:
-                    roots[tag, arch] = f.read()
-                if tag == 'stock':
-                    syms[arch] = candidates(run.config, choices)
-            log('%s: %d candidate symbols' % (arch, len(syms[arch])))
-    except (Error, OSError) as e:
-        print('kconfig-diffharness: %s' % e, file=sys.stderr)
-        return 2
 
+def draw_all(args, archs, syms):
+    """The fragments of the run: --count of each of @archs, drawn from
+    its candidate symbols @syms (only those of --index when given), the
+    architectures in turn.  Returns the list of fragments."""
     frags = []
     for arch in archs:
         rng = random.Random('%d:%s' % (args.seed, arch))
@@ -379,44 +327,38 @@ def main():
         frags = [f for f in frags if f['index'] in args.index]
     # the architectures in turn, so that a time limit cuts them alike
     frags.sort(key=lambda f: (f['index'], archs.index(f['arch'])))
-    log('%d fragments, seed %d, modes %s, forms %s, %d job(s)' % (
-        len(frags), args.seed, ' '.join(args.modes), ' '.join(args.forms),
-        args.jobs))
+    return frags
 
-    def one(frag):
-        if args.minutes and time.monotonic() - START > 60 * args.minutes:
-            return None
-        r = check_fragment(confs, roots, frag, args)
-        for c in confs.values():
-            c.check_unchanged()
-        bad = sum(f['kind'] != 'stale_stock' for f in r['diffs']) + \
-            len(r['errors']) + len(r['no_ending']) + \
-            sum(len(x.get('left', ())) + len(x.get('new', ()))
-                for x in r['rounds'])
-        if r['clean_after']:
-            state = 'clean after round %d' % r['clean_after']
-        elif r['rounds']:
-            state = 'not clean after %d round(s)' % len(r['rounds'])
-        else:
-            state = ''
-        log('%-3s #%03d %d select(s), %s unmet: %s %s; %d finding(s)' % (
-            r['arch'], r['index'], len(r['selects']), r.get('unmet', '?'),
-            r['class'], state, bad))
-        return r
 
-    try:
-        with ThreadPoolExecutor(args.jobs) as pool:
-            results = [r for r in pool.map(one, frags) if r]
-        if not results:
-            raise Error('no fragment checked within --minutes %g' %
-                        args.minutes)
-    except (Error, OSError) as e:
-        print('kconfig-diffharness: %s' % e, file=sys.stderr)
-        return 2
-    finally:
-        if args.scratch.startswith('/dev/shm/kconfig-diffharness.'):
-            shutil.rmtree(args.scratch, ignore_errors=True)
+def check_one(confs, roots, frag, args):
+    """Check the fragment @frag (check_fragment()) with the confs
+    @confs, unless --minutes has passed, and log its line.  Returns its
+    result, or None when the time is up."""
+    if args.minutes and time.monotonic() - START > 60 * args.minutes:
+        return None
+    r = check_fragment(confs, roots, frag, args)
+    for c in confs.values():
+        c.check_unchanged()
+    bad = sum(f['kind'] != 'stale_stock' for f in r['diffs']) + \
+        len(r['errors']) + len(r['no_ending']) + \
+        sum(len(x.get('left', ())) + len(x.get('new', ()))
+            for x in r['rounds'])
+    if r['clean_after']:
+        state = 'clean after round %d' % r['clean_after']
+    elif r['rounds']:
+        state = 'not clean after %d round(s)' % len(r['rounds'])
+    else:
+        state = ''
+    log('%-3s #%03d %d select(s), %s unmet: %s %s; %d finding(s)' % (
+        r['arch'], r['index'], len(r['selects']), r.get('unmet', '?'),
+        r['class'], state, bad))
+    return r
 
+
+def print_results(args, archs, frags, results):
+    """Print the findings of @results, the table and the goals.
+    Returns (the summaries by arch and 'total', the figures by size, the
+    goals that failed)."""
     summaries = {a: summarize([r for r in results if r['arch'] == a])
                  for a in archs}
     summaries['total'] = summarize(results)
@@ -439,25 +381,66 @@ def main():
     print('kconfig-diffharness: %d of %d goals met%s' % (
         len(GOALS) + len(by_size) - len(failed), len(GOALS) + len(by_size),
         '; failed: ' + ', '.join(g[0] for g in failed) if failed else ''))
+    return summaries, by_size, failed
 
+
+def write_json(args, archs, frags, results, summaries, by_size, shim):
+    """Write the run's document (options, goals, summaries, every
+    fragment's result) to --json, atomically."""
+    doc = {'seed': args.seed, 'count': args.count, 'archs': archs,
+           'minutes': args.minutes, 'drawn': len(frags),
+           'checked': len(results),
+           'modes': args.modes, 'forms': args.forms,
+           'rounds': args.rounds, 'stock': os.path.abspath(args.stock),
+           'patched': os.path.abspath(args.patched),
+           'shell_cache': shim is not None,
+           'goals': [{'key': k, 'what': w, 'op': op, 'threshold': t,
+                      'value': v, 'ok': ok}
+                     for k, w, op, t, v, ok in goals(summaries['total'])],
+           'sizes': args.sizes, 'by_size': by_size,
+           'summary': summaries, 'fragments': results}
+    tmp = args.json + '.tmp'
+    with open(tmp, 'w') as f:
+        json.dump(doc, f, indent=1)
+        f.write('\n')
+    os.replace(tmp, args.json)
+
+
+def main():
+    """kconfig-diffharness's command line; returns the exit status: 0
+    every goal met, 1 one missed, 2 a usage or setup error."""
+    ap = parser(__doc__)
+    args = ap.parse_args()
+    archs = args.arch or ['arm', 'x86']
+    if args.minutes is not None and args.minutes <= 0:
+        ap.error('--minutes must be above 0')
+    if args.count < 1 or args.jobs < 1 or args.rounds < 1:
+        ap.error('--count, --jobs and --rounds must be at least 1')
+    try:
+        confs, roots, syms, shim = setup(args, archs)
+    except (UsageError, OSError) as e:
+        print('kconfig-diffharness: %s' % e, file=sys.stderr)
+        return 2
+    frags = draw_all(args, archs, syms)
+    log('%d fragments, seed %d, modes %s, forms %s, %d job(s)' % (
+        len(frags), args.seed, ' '.join(args.modes), ' '.join(args.forms),
+        args.jobs))
+    try:
+        with ThreadPoolExecutor(args.jobs) as pool:
+            results = [r for r in pool.map(
+                lambda frag: check_one(confs, roots, frag, args), frags) if r]
+        if not results:
+            raise SetupError('no fragment checked within --minutes %g' %
+                             args.minutes)
+    except (UsageError, OSError) as e:
+        print('kconfig-diffharness: %s' % e, file=sys.stderr)
+        return 2
+    finally:
+        if args.scratch.startswith('/dev/shm/kconfig-diffharness.'):
+            shutil.rmtree(args.scratch, ignore_errors=True)
+    summaries, by_size, failed = print_results(args, archs, frags, results)
     if args.json:
-        doc = {'seed': args.seed, 'count': args.count, 'archs': archs,
-               'minutes': args.minutes, 'drawn': len(frags),
-               'checked': len(results),
-               'modes': args.modes, 'forms': args.forms,
-               'rounds': args.rounds, 'stock': os.path.abspath(args.stock),
-               'patched': os.path.abspath(args.patched),
-               'shell_cache': shim is not None,
-               'goals': [{'key': k, 'what': w, 'op': op, 'threshold': t,
-                          'value': v, 'ok': ok}
-                         for k, w, op, t, v, ok in goals(summaries['total'])],
-               'sizes': args.sizes, 'by_size': by_size,
-               'summary': summaries, 'fragments': results}
-        tmp = args.json + '.tmp'
-        with open(tmp, 'w') as f:
-            json.dump(doc, f, indent=1)
-            f.write('\n')
-        os.replace(tmp, args.json)
+        write_json(args, archs, frags, results, summaries, by_size, shim)
     return 1 if failed else 0
 
 

@@ -31,8 +31,8 @@ hierarchy of Kconfig files that regenerates its .config exactly: see
 "kconfig-fragment import --help" and docs/import.md.
 
 The tree must carry this project's kconfig series.  --srctree defaults to
-$KERNEL_SRC, then to build/patched of this project; --arch to $ARCH, then
-to the host's architecture, as in kbuild.
+the patched tree of KERNEL_VERSION (build/patched for 6.1), as in every
+tool; --arch to $ARCH, then to the host's architecture, as in kbuild.
 
 Exit status: 0 clean, 1 findings: unmet selects, undefined symbols,
 dropped requests or a syntax error (or, for fix, cannot be fixed), 2 usage
@@ -49,44 +49,47 @@ import re
 import sys
 import tempfile
 
-from .kconfig import configure_fragment, summary_counts
-from . import util
+from . import kmake, util
+from .errors import UsageError
+from .kconfig import summary_counts
 
 TOP = util.TOP
 MAX_ROUNDS = 5
 
 
-class Error(Exception):
-    """A usage or infrastructure error: exit 2."""
-
-
 def host_arch():
+    """The kernel's ARCH of this machine (x86 for x86_64)."""
     m = platform.machine()
     return {'x86_64': 'x86', 'i686': 'x86', 'i386': 'x86', 'aarch64': 'arm64',
             'armv7l': 'arm', 'armv6l': 'arm'}.get(m, m)
 
 
 def find_fragment(path, srctree):
+    """@path, absolute, or relative to the current folder or to
+    @srctree; raises UsageError when it is in neither."""
     for p in (path, os.path.join(srctree, path)):
         if os.path.isfile(p):
             return os.path.abspath(p)
-    raise Error('%s: no such fragment (nor in %s)' % (path, srctree))
+    raise UsageError('%s: no such fragment (nor in %s)' % (path, srctree))
 
 
 def configure(srctree, arch, fragment, outdir):
-    """Configure @fragment (kconfig.configure_fragment()); a failure that
-    conf does not place at a FILE:LINE is an infrastructure error."""
-    res = configure_fragment(srctree, arch, fragment, outdir,
-                             log=os.path.join(outdir, 'configure.log'))
+    """Configure @fragment under KCONFIG_WERROR (kmake.configure());
+    returns its kconfig.ConfResult.  A failure that conf does not place
+    at a FILE:LINE is an infrastructure error (UsageError)."""
+    res = kmake.configure(srctree, outdir, arch, werror=True,
+                          kconfig=fragment,
+                          log=os.path.join(outdir, 'configure.log'))
     if res['reason'] == 'configure' and not res['diagnostics']:
-        raise Error('conf failed on %s: %s' % (fragment, res['detail']))
+        raise UsageError('conf failed on %s: %s' % (fragment, res['detail']))
     if res['returncode'] == 0 and res['report'] is None:
-        raise Error('kconfig wrote no JSON report for %s: does %s carry '
+        raise UsageError('kconfig wrote no JSON report for %s: does %s carry '
                     'the series?' % (fragment, srctree))
     return res
 
 
 def summary(res):
+    """The summary line of a check."""
     return 'kconfig-fragment: ' + (
         'syntax error at %s' % res['location']
         if res['reason'] == 'syntax error' else
@@ -118,7 +121,7 @@ def add_selects(lines, board, symbols):
             start = i
             break
     if start is None:
-        raise Error('cannot find "config %s" in the fragment' % board)
+        raise UsageError('cannot find "config %s" in the fragment' % board)
     end = start + 1
     last_select = start
     while end < len(lines) and (lines[end].strip() == '' or
@@ -136,6 +139,9 @@ def add_selects(lines, board, symbols):
 
 
 def fix(srctree, arch, fragment, outdir):
+    """Add the hinted selects to @fragment, round by round, until nothing
+    is unmet; restore it when it cannot be fixed.  Returns (exit status,
+    rounds, the last kconfig.ConfResult)."""
     with open(fragment) as f:
         original = f.read()
     lines = original.splitlines(keepends=True)
@@ -165,7 +171,7 @@ def fix(srctree, arch, fragment, outdir):
                                    rounds)
             board = board_symbol(report, fragment)
             if not board:
-                raise Error('no select of %s is unmet: nothing to fix here'
+                raise UsageError('no select of %s is unmet: nothing to fix here'
                             % fragment)
             lines, added = add_selects(lines, board, report['hint'])
             if not added:
@@ -199,6 +205,7 @@ def fix(srctree, arch, fragment, outdir):
 
 
 def main():
+    """kconfig-fragment's command line; returns the exit status."""
     if sys.argv[1:2] == ['import']:
         from . import importer
         ap = argparse.ArgumentParser(prog='kconfig-fragment')
@@ -206,23 +213,15 @@ def main():
         args = ap.parse_args()
         try:
             return importer.import_all(args)
-        except importer.Error as e:
+        except UsageError as e:
             print('kconfig-fragment: %s' % e, file=sys.stderr)
             return 2
-    ap = argparse.ArgumentParser(
-        prog='kconfig-fragment', description=__doc__.splitlines()[0],
-        epilog='\n'.join(__doc__.splitlines()[2:]),
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--version', action='version',
-                    version='%(prog)s ' + util.VERSION)
+    ap = util.tool_parser('kconfig-fragment', __doc__)
     ap.add_argument('command', choices=['check', 'fix'],
                     help='check: configure and report; fix: add the '
                     'hinted selects to the fragment ("import" has its own '
                     'options: import --help)')
-    ap.add_argument('--srctree', default=os.environ.get('KERNEL_SRC') or
-                    os.path.join(util.TREES, 'patched'),
-                    help='kernel tree with the series applied (default: '
-                    '$KERNEL_SRC, else %(default)s)')
+    ap.add_argument('--srctree', **kmake.srctree_option())
     ap.add_argument('--arch', default=os.environ.get('ARCH') or host_arch(),
                     help='architecture (default: $ARCH, else the host\'s: '
                     '%(default)s)')
@@ -237,8 +236,8 @@ def main():
 
     try:
         srctree = os.path.abspath(args.srctree)
-        if not os.path.isfile(os.path.join(srctree, 'scripts/kconfig/conf.c')):
-            raise Error('%s is not a kernel tree' % srctree)
+        kmake.check_tree(srctree)
+        kmake.check_arch(srctree, args.arch)
         fragment = find_fragment(args.fragment, srctree)
         with tempfile.TemporaryDirectory(prefix='kconfig-fragment.') as tmp:
             outdir = os.path.abspath(args.out) if args.out else tmp
@@ -250,7 +249,7 @@ def main():
                 ret = 1 if res['reason'] or res['returncode'] else 0
             else:
                 ret, _, res = fix(srctree, args.arch, fragment, outdir)
-    except Error as e:
+    except UsageError as e:
         print('kconfig-fragment: %s' % e, file=sys.stderr)
         return 2
     if args.json:

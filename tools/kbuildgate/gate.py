@@ -5,8 +5,8 @@ For each fragment, run
 
     make O=OUT/NAME ARCH=... KBUILD_KCONFIG=FRAGMENT KCONFIG_WERROR=1 allnoconfig
 
-in a kernel tree that carries the series (kconfig.configure_fragment(),
-the one path that configures a fragment), and print conf's own diagnostic
+in a kernel tree that carries the series (kmake.configure(), the one
+path that configures a fragment), and print conf's own diagnostic
 lines for it as they are ("FILE:LINE: warning:" and "note:", the
 "WARNING: unmet direct dependencies detected for SYM" line, a syntax
 error at its FILE:LINE), then one line "kconfig-gate: NAME: PASS" or
@@ -27,7 +27,6 @@ Exit status: 0 every fragment passed, 1 some did not, 2 usage or
 infrastructure error (no tree, no fragment, make missing).
 """
 
-import argparse
 import json
 import os
 import re
@@ -35,11 +34,10 @@ import shutil
 import sys
 import time
 
+from . import kmake, util
 from .boards import fragment_arch
-from .kconfig import configure_fragment
-from . import util
+from .errors import UsageError
 from .util import write_atomic
-
 
 
 def unmet_selects(report):
@@ -52,12 +50,15 @@ def unmet_selects(report):
 
 
 def gate(srctree, outdir, fragment, arch):
+    """Configure @fragment for @arch under KCONFIG_WERROR in OUTDIR/NAME;
+    returns its entry of the JSON ("fragments")."""
     name = os.path.basename(fragment)
     name = re.sub(r'\.Kconfig$|^Kconfig\.', '', name) or name
     out = os.path.join(outdir, name)
     log = os.path.join(out, 'configure.log')
     start = time.monotonic()
-    res = configure_fragment(srctree, arch, fragment, out, log=log)
+    res = kmake.configure(srctree, out, arch, werror=True, kconfig=fragment,
+                          log=log)
     seconds = time.monotonic() - start
     report = res['report']
     status = 'FAIL' if res['reason'] or res['returncode'] else 'PASS'
@@ -77,37 +78,46 @@ def gate(srctree, outdir, fragment, arch):
     return r
 
 
-def main():
-    ap = argparse.ArgumentParser(
-        prog='kconfig-gate', description=__doc__.splitlines()[0],
-        epilog='\n'.join(__doc__.splitlines()[2:]),
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--version', action='version',
-                    version='%(prog)s ' + util.VERSION)
-    ap.add_argument('--srctree', required=True,
-                    help='kernel tree with the series applied')
-    ap.add_argument('--out', default='build/out/gate',
-                    help='output folder, one subfolder per fragment '
-                    '(default: %(default)s)')
-    ap.add_argument('--arch', help='architecture for every fragment '
-                    '(default: the fragment\'s "# arch:" line, else x86)')
-    ap.add_argument('--json', metavar='FILE',
-                    help='write the results to this file')
-    ap.add_argument('fragments', nargs='+', metavar='FRAGMENT',
-                    help='a Kconfig fragment that sources "Kconfig"')
-    args = ap.parse_args()
+OPTIONS = [
+    (['--srctree'], kmake.srctree_option()),
+    (['--out'], dict(default='build/out/gate', help='output folder, one '
+                     'subfolder per fragment (default: %(default)s)')),
+    (['--arch'], dict(help='architecture for every fragment (default: the '
+                      'fragment\'s "# arch:" line, else x86)')),
+    (['--json'], dict(metavar='FILE', help='write the results to this '
+                      'file')),
+    (['fragments'], dict(nargs='+', metavar='FRAGMENT',
+                         help='a Kconfig fragment that sources "Kconfig"')),
+]
 
-    if not os.path.isfile(os.path.join(args.srctree, 'scripts/kconfig/conf.c')):
-        print('kconfig-gate: %s is not a kernel tree' % args.srctree,
-              file=sys.stderr)
-        return 2
+
+def check_args(args):
+    """Raise UsageError unless the tree, make, every fragment and its
+    architecture are there."""
+    kmake.check_tree(args.srctree)
     if not shutil.which('make'):
-        print('kconfig-gate: make is not installed', file=sys.stderr)
-        return 2
+        raise UsageError('make is not installed')
     for frag in args.fragments:
         if not os.path.isfile(frag):
-            print('kconfig-gate: %s: no such fragment' % frag, file=sys.stderr)
-            return 2
+            raise UsageError('%s: no such fragment' % frag)
+        if args.arch:
+            kmake.check_arch(args.srctree, args.arch)
+        elif fragment_arch(frag):
+            kmake.check_arch(args.srctree, fragment_arch(frag),
+                             '%s: # arch:' % frag)
+
+
+def main():
+    """kconfig-gate's command line; returns the exit status."""
+    ap = util.tool_parser('kconfig-gate', __doc__)
+    util.add_options(ap, OPTIONS)
+    args = ap.parse_args()
+
+    try:
+        check_args(args)
+    except UsageError as e:
+        print('kconfig-gate: %s' % e, file=sys.stderr)
+        return 2
 
     results = []
     for frag in args.fragments:

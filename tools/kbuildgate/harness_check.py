@@ -12,7 +12,7 @@ import os
 import re
 import shutil
 
-from .harness_conf import Error
+from .errors import SetupError
 
 MODES = ('allnoconfig', 'allyesconfig', 'randconfig')
 FORMS = ('a', 'b')
@@ -97,6 +97,8 @@ def draw(rng, syms, arch, seed, index, size='1-8', defconfigs=None):
 
 
 def board(selects):
+    """The Kconfig text of the harness's board symbol, which selects
+    every symbol of @selects."""
     return ('config %s\n\tbool\n\tdefault y\n' % BOARD +
             ''.join('\tselect %s\n' % s for s in selects))
 
@@ -113,11 +115,13 @@ def form_text(root, selects, form, tag):
         return text + '\nsource "Kconfig"\n'
     m = re.search(r'^mainmenu .*\n', root, re.M)
     if not m:
-        raise Error('the top-level Kconfig has no mainmenu line')
+        raise SetupError('the top-level Kconfig has no mainmenu line')
     return root[:m.end()] + '\n' + text + root[m.end():]
 
 
 def write_form(d, name, root, selects, form, tag):
+    """Write form_text() of the fragment @name to the folder @d;
+    returns its path."""
     path = os.path.join(d, '%s-%s-%s.Kconfig' % (name, form, tag))
     with open(path, 'w') as f:
         f.write(form_text(root, selects, form, tag))
@@ -125,6 +129,8 @@ def write_form(d, name, root, selects, form, tag):
 
 
 def warned(run):
+    """The symbols that the conf run @run warned about as unmet, in
+    the order of its warnings (repeats kept)."""
     return UNMET_RE.findall(run.stderr)
 
 
@@ -163,6 +169,8 @@ def stale_in_stock(stock, kconfig, run, finding):
 
 
 def duplicates(run):
+    """The symbols that the conf run @run warned about more than
+    once, as findings of kind 'duplicate'."""
     return [{'kind': 'duplicate', 'symbol': sym, 'times': n}
             for sym, n in sorted(collections.Counter(warned(run)).items())
             if n > 1]
@@ -182,6 +190,9 @@ def pairs(report):
 
 
 def classify(report):
+    """The class of a conf run from its JSON @report: 'clean' (no
+    unmet select), 'unfixable' (one that no select can meet),
+    'undiagnosed' (one without a hint) or 'fixable'."""
     unmet = report['unmet']
     if not unmet:
         return 'clean'

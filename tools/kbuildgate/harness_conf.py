@@ -16,7 +16,8 @@ import subprocess
 import sys
 import time
 
-from .boards import CROSS_COMPILE
+from . import kmake
+from .errors import SetupError
 from . import util
 
 TOP = util.TOP
@@ -111,11 +112,9 @@ HUGEPAGES = 'glibc.malloc.hugetlb=1'
 START = time.monotonic()
 
 
-class Error(Exception):
-    """A usage or infrastructure error: exit 2."""
-
-
 def log(msg):
+    """Print @msg to stderr with the seconds since the harness
+    started."""
     print('[%7.1fs] %s' % (time.monotonic() - START, msg), file=sys.stderr,
           flush=True)
 
@@ -130,7 +129,7 @@ def build_shim(out):
                          src, '-ldl'], stdout=subprocess.PIPE,
                         stderr=subprocess.STDOUT, text=True)
     if ps.returncode:
-        raise Error('cannot build %s:\n%s' % (lib, ps.stdout))
+        raise SetupError('cannot build %s:\n%s' % (lib, ps.stdout))
     cache = os.path.join(out, 'shell-cache')
     shutil.rmtree(cache, ignore_errors=True)
     os.makedirs(cache)
@@ -146,6 +145,9 @@ class Conf:
     """scripts/kconfig/conf of @tree for @arch, built in @out, run directly."""
 
     def __init__(self, tag, tree, arch, out):
+        """@tag: 'stock' or 'patched'; @tree: its kernel tree; @arch:
+        the ARCH; @out: the harness's folder, conf built in
+        OUT/conf/TAG-ARCH/.  build() builds it."""
         self.tag, self.tree, self.arch = tag, tree, arch
         self.out = os.path.join(out, 'conf', '%s-%s' % (tag, arch))
         self.conf = os.path.join(self.out, 'scripts/kconfig/conf')
@@ -174,32 +176,14 @@ class Conf:
                 not os.path.exists(cmd_file):
             log('building conf of %s for %s in %s' % (self.tree, self.arch,
                                                       self.out))
-            os.makedirs(self.out, exist_ok=True)
-            cmd = ['make', '-s', '-C', self.tree, 'O=' + self.out,
-                   'ARCH=' + self.arch, 'allnoconfig', 'syncconfig']
-            if self.arch in CROSS_COMPILE:
-                cmd.append('CROSS_COMPILE=' + CROSS_COMPILE[self.arch])
-            env = {k: v for k, v in os.environ.items()
-                   if not k.startswith('KCONFIG_') and k not in
-                   ('KBUILD_KCONFIG', 'ARCH', 'SRCARCH', 'CROSS_COMPILE', 'O',
-                    'MAKEFLAGS', 'MFLAGS', 'MAKELEVEL', 'srctree', 'CC', 'LD')}
-            ps = subprocess.run(cmd, env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True)
-            if ps.returncode:
-                raise Error('building conf in %s failed (exit %d):\n%s' %
-                            (self.out, ps.returncode, ps.stdout[-2000:]))
+            kmake.build_conf(self.tree, self.out, self.arch,
+                             ('allnoconfig', 'syncconfig'))
             with open(stamp, 'w') as f:
                 f.write(key)
         self.env = {'PATH': os.environ.get('PATH', '/usr/bin:/bin'),
                     'HOME': os.environ.get('HOME', '/'), 'LC_ALL': 'C',
                     'GLIBC_TUNABLES': HUGEPAGES}
-        with open(cmd_file) as f:
-            for m in re.finditer(r'^ifneq "\$\((\w+)\)" "(.*)"$', f.read(),
-                                 re.M):
-                self.env[m.group(1)] = m.group(2)
-        for need in ('srctree', 'ARCH', 'SRCARCH', 'CC'):
-            if need not in self.env:
-                raise Error('%s: kconfig did not record %s' % (cmd_file, need))
+        self.env.update(kmake.conf_env(self.out))
         if shim:
             self.env.update(LD_PRELOAD=shim[0],
                             DIFFHARNESS_POPEN_CACHE=shim[1])
@@ -212,7 +196,7 @@ class Conf:
         except OSError:
             same = False
         if not same:
-            raise Error('%s changed during the run: run again' % self.tree)
+            raise SetupError('%s changed during the run: run again' % self.tree)
 
     def run(self, kconfig, mode, rundir, seed=None, config=None):
         """Run conf --@mode on @kconfig in @rundir, from @config (bytes) as
@@ -259,7 +243,7 @@ def check_shell_cache(conf, rundir):
         return first
     second = conf.run(root, 'allyesconfig', rundir)
     if first.rc or first[:3] != second[:3]:
-        raise Error('%s conf for %s: the shell cache changes the result '
+        raise SetupError('%s conf for %s: the shell cache changes the result '
                     '(try --no-shell-cache); see %s' % (conf.tag, conf.arch,
                                                        rundir))
     return second

@@ -11,12 +11,16 @@ import sys
 import xml.etree.ElementTree as ET
 
 from .kconfig import DROPPED_KINDS, dropped_lines
-from .util import UsageError, write_atomic
+from .errors import UsageError
+from .util import write_atomic
 
 STEPS = ('configure', 'audit', 'build', 'boot', 'lava')
 
 
 def logs_of(r):
+    """The logs of the target result @r, step by step in STEPS order
+    (the log, sparse log, console, batch log, LAVA job and JSON of
+    each), each once."""
     logs = []
     for s in STEPS:
         st = r['steps'].get(s, {})
@@ -29,6 +33,8 @@ def logs_of(r):
 
 
 def dropped_kinds(r):
+    """The count of each kind of DROPPED_KINDS among the dropped
+    requests of the target result @r."""
     counts = dict.fromkeys(DROPPED_KINDS, 0)
     for d in r.get('dropped', []):
         counts[d['kind']] = counts.get(d['kind'], 0) + 1
@@ -41,6 +47,9 @@ SHORT = {'unknown': 'unkn', 'unmet': 'unmt', 'no-prompt': 'nopr',
 
 
 def summary(results, out=sys.stdout):
+    """Print kautobuild's summary of @results to @out: the table
+    (a row per target, each step's status, unmet and dropped counts),
+    the totals, LAVA's and the audit's verdicts, and every log."""
     w = max([len(r['name']) for r in results] + [6])
     head = '%-*s %-9s %-9s %-5s %-5s %-5s %5s %7s %s %7s' % (
         w, 'target', 'kind', 'configure', 'audit', 'build', 'boot', 'unmet',
@@ -96,6 +105,9 @@ def summary(results, out=sys.stdout):
 
 
 def junit(results):
+    """The JUnit XML of @results: a testsuite per kind of target, a
+    testcase per step of each target (failed, skipped, its log and
+    notes as system-out).  Returns the document as a string."""
     suites = ET.Element('testsuites', name='kautobuild')
     totals = {'tests': 0, 'failures': 0, 'skipped': 0, 'time': 0.0}
     for kind in ('board', 'fragment', 'defconfig'):
@@ -151,6 +163,8 @@ def junit(results):
 
 
 def write_outputs(args, doc):
+    """Write @doc to args.json and its JUnit XML to args.junit, where
+    given; raises UsageError when a file cannot be written."""
     try:
         if args.json:
             write_atomic(args.json, json.dumps(doc, indent=2) + '\n')
@@ -161,30 +175,49 @@ def write_outputs(args, doc):
 
 
 def exit_status(results):
+    """The exit status of @results: 2 on an infrastructure failure of a
+    step, 1 when a target failed, else 0."""
     if any(s.get('infrastructure') for r in results
            for s in r['steps'].values()):
         return 2
     return 1 if any(r['status'] != 'PASS' for r in results) else 0
 
 
-def merge(args):
-    results, seen = [], {}
-    for path in args.merge:
-        try:
-            with open(path) as f:
-                doc = json.load(f)
-            targets = doc['targets']
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            raise UsageError('%s: not a kautobuild JSON result (%s)' %
-                             (path, e))
+def merge_results(docs):
+    """The targets of several runs' results, @docs [(path, targets)]:
+    each target once, in the order first seen, the later result of a
+    target kept.  Returns (targets, [(path, name) of each target seen
+    again])."""
+    results, seen, again = [], {}, []
+    for path, targets in docs:
         for r in targets:
             if r['name'] in seen:
-                print('kautobuild: %s: %s again, the later result is kept' %
-                      (path, r['name']), file=sys.stderr)
+                again.append((path, r['name']))
                 results[seen[r['name']]] = r
             else:
                 seen[r['name']] = len(results)
                 results.append(r)
+    return results, again
+
+
+def merge(args):
+    """kautobuild --merge: read the JSON results of args.merge, merge
+    them (merge_results()), print the summary and write the outputs.
+    Returns the exit status; raises UsageError for a file that is not a
+    kautobuild result."""
+    docs = []
+    for path in args.merge:
+        try:
+            with open(path) as f:
+                doc = json.load(f)
+            docs.append((path, list(doc['targets'])))
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise UsageError('%s: not a kautobuild JSON result (%s)' %
+                             (path, e))
+    results, again = merge_results(docs)
+    for path, name in again:
+        print('kautobuild: %s: %s again, the later result is kept' %
+              (path, name), file=sys.stderr)
     doc = {'version': 1, 'tool': 'kautobuild', 'merged_from':
            [os.path.abspath(p) for p in args.merge], 'targets': results}
     summary(results)

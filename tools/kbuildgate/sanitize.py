@@ -44,32 +44,20 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from . import util
+
+from . import kmake, util
+from .errors import UsageError
+from .sanitize_scenarios import VALGRIND_CI, VALGRIND_SET, scenarios
 
 TOP = Path(util.TOP)
 BUILD = Path(util.TREES)  # the trees of KERNEL_VERSION (util.py)
-CROSS_COMPILE = {'arm': 'arm-linux-gnueabi-'}
 SAN_CFLAGS = '-fsanitize=address,undefined -fno-omit-frame-pointer -g -O1'
 SAN_LDFLAGS = '-fsanitize=address,undefined'
-SEED105 = 'CONFIG_ARCH_MULTI_V7=y\nCONFIG_ARCH_QCOM=y\nCONFIG_COMPILE_TEST=n\n'
 
-CI_DEFCONFIGS = ('multi_v7_defconfig', 'qcom_defconfig', 'vexpress_defconfig',
-                 'imx_v6_v7_defconfig', 'omap2plus_defconfig',
-                 'at91_dt_defconfig', 'tegra_defconfig', 'versatile_defconfig',
-                 'sunxi_defconfig', 'exynos_defconfig')
-VALGRIND_SET = ('defconfig:multi_v7_defconfig', 'defconfig:qcom_defconfig',
-                'allnoconfig:arm', 'allyesconfig:x86', 'randconfig:arm:1',
-                'board:msm-virt', 'allconfig-dropped:arm',
-                'example:torvalds-usb', 'example:msm-board')
-VALGRIND_CI = ('defconfig:qcom_defconfig', 'allnoconfig:x86',
-               'example:torvalds-usb')
-
-
-class SetupError(Exception):
-    pass
 
 
 def log(msg):
+    """Print @msg at once (flushed)."""
     print(msg, flush=True)
 
 
@@ -84,107 +72,9 @@ def show_tail(path, lines=40):
         log('    | ' + line)
 
 
-def make(srctree, out, arch, targets, cflags=None, ldflags=None, env=None,
-         extra=()):
-    cmd = ['make', '-s', '-C', str(srctree), 'O=%s' % out, 'ARCH=%s' % arch]
-    if arch in CROSS_COMPILE:
-        cmd.append('CROSS_COMPILE=' + CROSS_COMPILE[arch])
-    if cflags is not None:
-        cmd += ['HOSTCFLAGS=' + cflags, 'HOSTLDFLAGS=' + ldflags]
-    cmd += list(extra) + list(targets)
-    e = {k: v for k, v in os.environ.items()
-         if not k.startswith('KCONFIG_') and k not in
-         ('KBUILD_KCONFIG', 'ARCH', 'CROSS_COMPILE', 'O', 'MAKEFLAGS',
-          'MFLAGS', 'MAKELEVEL', 'SRCARCH', 'srctree', 'CC', 'LD')}
-    e.update(env or {})
-    return subprocess.run(cmd, env=e, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True)
-
-
-def conf_env(out):
-    """The variables that kconfig read, from include/config/auto.conf.cmd"""
-    env = {}
-    text = (Path(out) / 'include/config/auto.conf.cmd').read_text()
-    for m in re.finditer(r'^ifneq "\$\((\w+)\)" "(.*)"$', text, re.M):
-        env[m.group(1)] = m.group(2)
-    for need in ('srctree', 'ARCH', 'SRCARCH', 'CC'):
-        if need not in env:
-            raise SetupError('%s: kconfig did not record %s' % (out, need))
-    return env
-
-
-def build_conf(srctree, out, arch, cflags, ldflags, sanenv=None):
-    """Build conf of @srctree in @out for @arch; return conf's environment"""
-    out.mkdir(parents=True, exist_ok=True)
-    ps = make(srctree, out, arch, ['defconfig', 'syncconfig'], cflags,
-              ldflags, env=sanenv)
-    (out / 'build.log').write_text(ps.stdout)
-    if ps.returncode:
-        raise SetupError('building conf in %s failed (exit %d):\n%s' %
-                         (out, ps.returncode, ps.stdout[-2000:]))
-    return conf_env(out)
-
-
-class Scenario:
-    def __init__(self, name, arch, args, env=None, ok=(0,), files=None,
-                 report=False, make_target=None):
-        self.name, self.arch, self.args = name, arch, args
-        self.env = env or {}
-        self.ok = ok
-        self.files = files or {}        # name -> text, written in the run dir
-        self.report = report            # KCONFIG_UNMET_REPORT=report.json
-        self.make_target = make_target  # run "make TARGET" instead of conf
-
-
-def scenarios(srctree, which):
-    arm_configs = sorted(p.name for p in
-                         (srctree / 'arch/arm/configs').glob('*_defconfig'))
-    gate = {'KCONFIG_WERROR': '1', 'KCONFIG_WARN_DROPPED': '1'}
-    s = []
-    defconfigs = arm_configs if which == 'full' else \
-        [c for c in CI_DEFCONFIGS if c in arm_configs]
-    for c in defconfigs:
-        s.append(Scenario('defconfig:' + c, 'arm',
-                          ['--defconfig=arch/arm/configs/' + c]))
-    for mode in ('allnoconfig', 'allyesconfig', 'allmodconfig'):
-        if which == 'ci' and mode == 'allmodconfig':
-            continue
-        for arch in ('arm', 'x86'):
-            s.append(Scenario('%s:%s' % (mode, arch), arch, ['--' + mode]))
-    for seed in range(1, (50 if which == 'full' else 5) + 1):
-        arch = 'arm' if seed % 2 else 'x86'
-        s.append(Scenario('randconfig:%s:%d' % (arch, seed), arch,
-                          ['--randconfig'], {'KCONFIG_SEED': hex(seed)}))
-    for board in ('msm-virt', 'qemu-virt'):
-        frag = srctree / 'arch/arm/boards' / ('Kconfig.' + board)
-        if frag.exists():
-            s.append(Scenario('board:' + board, 'arm', ['--allnoconfig'],
-                              dict(gate, KBUILD_KCONFIG=str(frag)),
-                              report=True))
-    for frag in sorted((TOP / 'examples').glob('*.Kconfig')):
-        m = re.search(r'^#\s*arch:\s*(\S+)', frag.read_text(), re.M)
-        s.append(Scenario('example:' + frag.stem, m.group(1) if m else 'x86',
-                          ['--allnoconfig'],
-                          dict(gate, KBUILD_KCONFIG=str(frag)), ok=(0, 1),
-                          report=True))
-    # requests that do not survive: BASELINE.md's seed 105 input
-    s.append(Scenario('allconfig-dropped:arm', 'arm', ['--allnoconfig'],
-                      dict(gate, KCONFIG_ALLCONFIG='seed105.config'),
-                      ok=(1,), files={'seed105.config': SEED105},
-                      report=True))
-    # a .config read back: olddefconfig and savedefconfig
-    s.append(Scenario('olddefconfig:arm', 'arm', ['--olddefconfig'],
-                      {'KCONFIG_WARN_DROPPED': '1'}, report=True,
-                      files={'.config': SEED105 + 'CONFIG_USB=y\n'
-                             'CONFIG_NO_SUCH_SYMBOL=y\n'}))
-    s.append(Scenario('savedefconfig:arm', 'arm',
-                      ['--savedefconfig=defconfig'],
-                      files={'.config': SEED105}))
-    s.append(Scenario('testconfig', 'arm', [], make_target='testconfig'))
-    return s
-
-
 def run_dir(base, sc):
+    """The fresh folder of Scenario @sc under @base, with its
+    files written in it.  Returns its Path."""
     d = base / re.sub(r'[^\w.-]', '_', sc.name)
     if d.exists():
         shutil.rmtree(d)
@@ -195,11 +85,15 @@ def run_dir(base, sc):
 
 
 def conf_cmd(confbin, sc):
+    """conf's command line for Scenario @sc: @confbin, its arguments
+    and its Kconfig (KBUILD_KCONFIG, else Kconfig)."""
     kconfig = sc.env.get('KBUILD_KCONFIG', 'Kconfig')
     return [str(confbin)] + sc.args + [kconfig]
 
 
 def base_env(arch_env):
+    """The environment of a conf run: PATH, HOME, LC_ALL=C and the
+    variables of @arch_env (conf's, kmake.conf_env())."""
     e = {'PATH': os.environ.get('PATH', '/usr/bin:/bin'),
          'HOME': os.environ.get('HOME', '/root'), 'LC_ALL': 'C'}
     e.update(arch_env)
@@ -207,6 +101,8 @@ def base_env(arch_env):
 
 
 def san_options(logdir):
+    """ASAN_OPTIONS, LSAN_OPTIONS and UBSAN_OPTIONS that halt on
+    the first error and log into @logdir/san.*."""
     lp = str(logdir / 'san')
     return {
         'ASAN_OPTIONS': 'detect_leaks=1:log_path=%s:halt_on_error=1:'
@@ -218,6 +114,8 @@ def san_options(logdir):
 
 
 def count_reports(logdir):
+    """The sanitizer logs (san.*) in @logdir, sorted: each one a
+    report."""
     files = sorted(logdir.glob('san.*'))
     return files
 
@@ -235,15 +133,21 @@ def show_failures(failed):
 
 
 def run_sanitized(args, sc, confbin, envs, base):
+    """Run Scenario @sc under the sanitizers (conf @confbin with
+    the ARCH environments @envs, or make for a make target), in a folder
+    under @base.  Returns its result: exit status, seconds, reports and
+    the problems found (none is a pass)."""
     d = run_dir(base, sc)
     logdir = d / 'sanlogs'
     logdir.mkdir()
     start = time.monotonic()
     if sc.make_target:
-        ps = make(args.srctree, args.out / sc.arch, sc.arch, [sc.make_target],
-                  SAN_CFLAGS, SAN_LDFLAGS,
-                  env=san_options(logdir),
-                  extra=['PYTHON3=/usr/bin/python3'])
+        ps = kmake.make(args.srctree, args.out / sc.arch, sc.arch,
+                        sc.make_target, stdin=None, text=True,
+                        env=kmake.environment(extra=san_options(logdir)),
+                        variables=['HOSTCFLAGS=' + SAN_CFLAGS,
+                                   'HOSTLDFLAGS=' + SAN_LDFLAGS,
+                                   'PYTHON3=/usr/bin/python3'])
     else:
         env = base_env(envs[sc.arch])
         env.update(san_options(logdir))
@@ -281,6 +185,10 @@ VG_ERRORS = re.compile(r'ERROR SUMMARY: ([\d,]+) errors')
 
 
 def run_valgrind(sc, confbin, env_arch, base, tag):
+    """Run Scenario @sc with conf @confbin (the @tag tree's, with
+    @env_arch) under valgrind, in a folder under @base/@tag.  Returns
+    its exit status, the bytes and blocks definitely lost, the other
+    errors, the seconds and the log."""
     d = run_dir(base / tag, sc)
     env = base_env(env_arch)
     env.update(sc.env)
@@ -309,14 +217,18 @@ def run_valgrind(sc, confbin, env_arch, base, tag):
 
 
 def do_sanitize(args, all_sc):
+    """Build conf with the sanitizers, then run every Scenario of
+    @all_sc (--only's) under them; prints each and the failures.
+    Returns {'scenarios', 'reports', 'failed'}."""
     log('== sanitize: building conf of %s with %s' % (args.srctree, SAN_CFLAGS))
     envs = {}
     boot_logs = args.out / 'build-sanlogs'
     shutil.rmtree(boot_logs, ignore_errors=True)
     boot_logs.mkdir(parents=True)
     for arch in ('arm', 'x86'):
-        envs[arch] = build_conf(args.srctree, args.out / arch, arch,
-                                SAN_CFLAGS, SAN_LDFLAGS, san_options(boot_logs))
+        envs[arch] = kmake.build_conf(args.srctree, args.out / arch, arch,
+                                      cflags=SAN_CFLAGS, ldflags=SAN_LDFLAGS,
+                                      extra=san_options(boot_logs))
     confbin = args.out / 'arm' / 'scripts/kconfig/conf'
     results = []
     build_reports = count_reports(boot_logs)
@@ -349,6 +261,10 @@ def do_sanitize(args, all_sc):
 
 
 def do_valgrind(args, all_sc):
+    """Build stock and patched conf without the sanitizers, then
+    run the valgrind set of @all_sc on both; patched conf losing more
+    bytes or making more memcheck errors than stock, or exiting wrongly,
+    is a problem.  Returns {'scenarios', 'failed'}."""
     names = VALGRIND_SET if args.set == 'full' else VALGRIND_CI
     by_name = {sc.name: sc for sc in all_sc}
     vsc = [by_name[n] for n in names if n in by_name]
@@ -360,8 +276,9 @@ def do_valgrind(args, all_sc):
     envs, confs = {}, {}
     for tag, tree in trees:
         for arch in ('arm', 'x86'):
-            envs[tag, arch] = build_conf(tree, args.out / ('vg-' + tag) / arch,
-                                         arch, '', '')
+            envs[tag, arch] = kmake.build_conf(
+                tree, args.out / ('vg-' + tag) / arch, arch, cflags='',
+                ldflags='')
         confs[tag] = args.out / ('vg-' + tag) / 'arm' / 'scripts/kconfig/conf'
     base = args.out / 'valgrind'
     rows = []
@@ -399,12 +316,15 @@ def do_valgrind(args, all_sc):
 
 
 def main():
+    """kconfig-sanitize's command line: the sanitizers, then
+    valgrind, results to --json.  Returns the exit status: 0 clean, 1 a
+    problem found, 2 a usage or setup error."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--version', action='version',
                     version='%(prog)s ' + util.VERSION)
-    ap.add_argument('--srctree', type=Path, default=BUILD / 'patched',
-                    help='the tree with the series, whose conf is built with '
-                    'the sanitizers (default: build/patched)')
+    ap.add_argument('--srctree', type=Path, **kmake.srctree_option(
+        'the tree with the series, whose conf is built with the '
+        'sanitizers'))
     ap.add_argument('--stock', type=Path, default=BUILD / 'pristine',
                     help='the stock tree, built the same way to compare '
                     '(default: build/pristine)')
@@ -428,11 +348,12 @@ def main():
     args.stock = args.stock.resolve()
     args.out = args.out.resolve()
 
-    for t in [args.srctree] + ([args.stock] if args.valgrind else []):
-        if not (t / 'scripts/kconfig/conf.c').exists():
-            print('kconfig-sanitize: %s is not a kernel tree' % t,
-                  file=sys.stderr)
-            return 2
+    try:
+        for t in [args.srctree] + ([args.stock] if args.valgrind else []):
+            kmake.check_tree(t)
+    except UsageError as e:
+        print('kconfig-sanitize: %s' % e, file=sys.stderr)
+        return 2
     for prog in ['make', 'gcc'] + (['valgrind'] if args.valgrind else []):
         if not shutil.which(prog):
             print('kconfig-sanitize: %s not found (tools/install-deps)' % prog,
@@ -453,7 +374,7 @@ def main():
             result['valgrind'] = do_valgrind(args, all_sc)
             if result['valgrind']['failed']:
                 status = 1
-    except SetupError as e:
+    except UsageError as e:
         print('kconfig-sanitize: %s' % e, file=sys.stderr)
         return 2
     if args.json:

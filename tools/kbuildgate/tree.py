@@ -37,6 +37,8 @@ def tree_key(srctree):
 
 
 def cc_identity(cc):
+    """The identity of the compiler @cc: its real path, mtime and
+    first --version line; None when it is not on PATH."""
     path = shutil.which(cc)
     if not path:
         return None
@@ -48,6 +50,8 @@ def cc_identity(cc):
 
 
 def batch_available(srctree):
+    """Does @srctree have "make batchconfig" (patch 11 of the
+    series)?  False when its scripts/kconfig/Makefile cannot be read."""
     try:
         with open(os.path.join(srctree, 'scripts', 'kconfig',
                                'Makefile')) as f:

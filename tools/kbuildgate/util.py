@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
-"""util - what every stage shares: the usage error, atomic writes, logs,
+"""util - what every stage shares: the project's folders, atomic writes, logs,
 and the stamps that let a step skip work whose inputs did not change.
 
 It runs nothing and knows no stage.
 """
 
+import argparse
 import hashlib
 import json
 import os
@@ -31,11 +32,28 @@ VERSION = '2'
 STAMP_VERSION = 2
 
 
-class UsageError(Exception):
-    """Exit status 2: usage or infrastructure error."""
+def tool_parser(prog, doc):
+    """The argparse parser of the tool @prog whose module docstring is
+    @doc: its first line the description, the rest the epilog, and
+    --version."""
+    ap = argparse.ArgumentParser(
+        prog=prog, description=doc.splitlines()[0],
+        epilog='\n'.join(doc.splitlines()[2:]),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--version', action='version',
+                    version='%(prog)s ' + VERSION)
+    return ap
+
+
+def add_options(ap, options):
+    """Add @options, [(flags, keyword arguments)], to the parser @ap."""
+    for flags, kw in options:
+        ap.add_argument(*flags, **kw)
 
 
 def log_tail(path, n=10):
+    """The last @n lines of the file @path ('' when it cannot be
+    read)."""
     try:
         with open(path, errors='replace') as f:
             return '\n'.join(f.read().splitlines()[-n:])
@@ -44,6 +62,7 @@ def log_tail(path, n=10):
 
 
 def sha256_file(path):
+    """The SHA-256 of the file @path, in hex."""
     h = hashlib.sha256()
     with open(path, 'rb') as f:
         for chunk in iter(lambda: f.read(1 << 20), b''):
@@ -67,11 +86,15 @@ def write_atomic(path, text):
 
 
 def key_of(*parts):
+    """The SHA-256, in hex, of @parts as sorted JSON: a stamp's key
+    of what the parts say."""
     return hashlib.sha256(json.dumps(parts, sort_keys=True)
                           .encode()).hexdigest()
 
 
 def read_stamp(path):
+    """The stamp (JSON) at @path as a dict, {} when there is none
+    or it cannot be read."""
     try:
         with open(path) as f:
             return json.load(f)

@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The importer's placement (placement.py): levels, selects in the
+highest level that every board below needs, groups, defaults, and the
+text of the files."""
+
+from kbuildgate import placement
+
+
+def boards():
+    sel = lambda *s: {(x, 'y') for x in s}
+    return {
+        'a': {'family': 'pxa', 'cpu': 'cpu-v5', 'default': {},
+              'select': sel('COMMON', 'PXA', 'A1')},
+        'b': {'family': 'pxa', 'cpu': 'cpu-v5', 'default': {},
+              'select': sel('COMMON', 'PXA', 'B1')},
+        'c': {'family': 'qcom', 'cpu': 'cpu-v7', 'default': {},
+              'select': sel('COMMON', 'C1')},
+    }
+
+
+def test_hierarchy_leaves_out_levels_of_one():
+    nodes = placement.build_hierarchy(boards(), 'arm')
+    assert nodes['arm'] == {'parent': None, 'boards': ['a', 'b', 'c']}
+    # cpu-v5 holds the two pxa boards; a level of one board (cpu-v7,
+    # mach-qcom) is left out, and mach-pxa would repeat cpu-v5
+    assert nodes['cpu-v5'] == {'parent': 'arm', 'boards': ['a', 'b']}
+    assert 'cpu-v7' not in nodes and 'mach-qcom' not in nodes
+    assert nodes['a']['parent'] == 'cpu-v5' and nodes['c']['parent'] == 'arm'
+
+
+def test_each_select_in_one_level():
+    b = boards()
+    nodes = placement.place_selects(placement.build_hierarchy(b, 'arm'), b)
+    assert nodes['arm']['select'] == {('COMMON', 'y')}
+    assert nodes['cpu-v5']['select'] == {('PXA', 'y')}
+    assert nodes['a']['select'] == {('A1', 'y')}
+    assert nodes['c']['select'] == {('C1', 'y')}
+
+
+def test_groups_take_what_boards_share():
+    nodes = {'arm': {'parent': None, 'boards': ['a', 'b', 'c']}}
+    shared = {('S%d' % i, 'y') for i in range(8)}
+    for n in 'abc':
+        nodes[n] = {'parent': 'arm', 'boards': [n], 'board': True,
+                    'select': set(shared) | {(n.upper(), 'y')}}
+    nodes['c']['select'] = {('C', 'y')}
+    groups = placement.place_groups(nodes, min_saving=2)
+    assert list(groups) == ['shared-a+b']
+    assert groups['shared-a+b']['select'] == shared
+    assert nodes['a']['groups'] == ['shared-a+b']
+    assert nodes['a']['select'] == {('A', 'y')}
+    assert nodes['c']['groups'] == []
+
+
+def test_defaults_restated_where_every_board_allows():
+    b = boards()
+    for n in ('a', 'b'):
+        b[n]['select'].add(('DEF', 'y'))
+        b[n]['default']['DEF'] = ('y', 'n', 'y')
+    nodes, placed, groups = placement.place(
+        {k: dict(v, select=set(v['select'])) for k, v in b.items()}, 'arm',
+        {'DEF': 'PXA'}, groups=False)
+    # no board is below its default: the top level restates it
+    assert placed['arm'] == {('DEF', 'PXA')}
+    assert ('DEF', 'y') not in nodes['a']['select']
+    # c has DEF below its default (n where the default gives y): only
+    # the level under which every board allows it restates it
+    b['c']['default']['DEF'] = ('n', 'n', 'y')
+    nodes, placed, groups = placement.place(b, 'arm', {'DEF': 'PXA'},
+                                            groups=False)
+    assert 'arm' not in placed
+    assert placed['cpu-v5'] == {('DEF', 'PXA')}
+    assert ('DEF', 'y') not in nodes['a']['select']
+    assert groups == {}
+
+
+def test_parse_needs():
+    need, conds = placement.parse_needs(
+        'cond DEF PXA && MMU\nconfig /o/a.config\nselect A1 y\n'
+        'select M1 m\nvalue HZ integer 100\nchoice CHOICE_A\n'
+        'default DEF y n y\nconfig /o/b.config\ntristate-choice X\n')
+    assert conds == {'DEF': 'PXA && MMU'}
+    assert need['/o/a.config'] == {
+        'select': {('A1', 'y'), ('M1', 'm')}, 'value': {'HZ': ('int', '100')},
+        'choice': {'CHOICE_A'}, 'bad': [], 'default': {'DEF': ('y', 'n', 'y')}}
+    assert need['/o/b.config']['bad'] == ['X']
+
+
+def test_levels_of():
+    fam = {'PXA_A': 'pxa', 'PXA_B': 'pxa', 'QC': 'qcom'}
+    assert placement.levels_of({'PXA_A': 'y', 'PXA_B': 'y', 'QC': 'y',
+                                'CPU_32v5': 'y'}, fam) == ('pxa', 'cpu-v5')
+    assert placement.levels_of({}, fam) == ('none', 'cpu-none')
+
+
+def test_file_texts():
+    assert placement.select_lines({('B', 'm'), ('A', 'y')}, {('D', 'X')}) \
+        == '\tselect A\n\tselect B if m\n\tselect D if X\n'
+    node = {'parent': 'arm', 'boards': ['a'], 'board': True,
+            'select': {('A1', 'y')}, 'groups': []}
+    text = placement.fragment_text('a', node, {}, '/out', '/tree', 'ARM',
+                                   set(), 'arch/arm/configs/a_defconfig')
+    assert text == ('# a: arch/arm/configs/a_defconfig, by "kconfig-fragment'
+                    ' import"; do not edit\nsource "/out/Kconfig.arm"\n\n'
+                    'config ARM\n\tselect A1\n')
+    assert placement.config_text('a', 'D', {'choice': set(), 'value': {}}) \
+        is None
+    assert placement.config_text('a', 'D', {'choice': {'C'}, 'value': {
+        'HZ': ('int', '100')}}) == '# a: D, the choices and values of ' \
+        'Kconfig.a\nCONFIG_C=y\nCONFIG_HZ=100\n'

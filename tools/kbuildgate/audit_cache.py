@@ -1,0 +1,197 @@
+# SPDX-License-Identifier: GPL-2.0
+"""audit_cache - what kconfig-audit keeps between runs: the program and
+conf of each kconfig (cache_dir()), each tree's result by the hash of
+what it reads (audit_key()), and the answer of each question by the hash
+of its cone of influence (Answers).
+
+It writes only under $BUILD/cache/audit (or $KCONFIG_AUDIT_CACHE) and
+build/out/audit/cache/, and copies the reproducers of a result or of the
+answers into the audit's OUT/findings/ (cached_tree(), sort_answers()).
+"""
+
+import hashlib
+import json
+import os
+import shutil
+from pathlib import Path
+
+from . import util
+from .kmake import kconfig_sources
+
+# What a finding records of conf's confirmation
+FINDING_KEYS = ('level', 'tristate_only', 'coarse', 'depends_on',
+                'depends_value', 'blocking', 'hint')
+
+TOP = Path(util.TOP)
+
+
+def cache_dir(srctree, arch):
+    """Where the program and conf for @srctree's kconfig and @arch are
+    kept, between runs: build/out/audit/cache/ARCH-HASH, HASH that of the
+    kconfig sources, so that a copy of the tree (--patch, --base-rev)
+    uses the program and conf of the tree it comes from."""
+    return Path(util.TREES) / 'out' / 'audit' / 'cache' / (
+        '%s-%s' % (arch, kconfig_hash(srctree)))
+
+
+def kconfig_hash(srctree):
+    """The hash of @srctree's kconfig sources: conf's code."""
+    h = hashlib.sha256()
+    for f in kconfig_sources(srctree):
+        h.update(os.path.basename(f).encode() + b'\0')
+        h.update(Path(f).read_bytes())
+    return h.hexdigest()[:12]
+
+
+# Bump when what is cached (answers, trees' results) changes meaning
+CACHE_VERSION = 1
+
+
+def cache_root():
+    """$BUILD/cache/audit, or $KCONFIG_AUDIT_CACHE: the answers and the
+    trees' results."""
+    return Path(os.environ.get('KCONFIG_AUDIT_CACHE') or
+                Path(util.BUILD) / 'cache' / 'audit')
+
+
+def walk_kconfig(srctree):
+    """The Kconfig files of @srctree (Kconfig, Kconfig.*), relative."""
+    out = []
+    for d, dirs, files in os.walk(srctree):
+        dirs[:] = sorted(x for x in dirs if not x.startswith('.'))
+        rel = os.path.relpath(d, srctree)
+        for f in sorted(files):
+            if f.startswith('Kconfig'):
+                out.append(f if rel == '.' else os.path.join(rel, f))
+    return out
+
+
+def tool_hash():
+    """The hash of the C program's source and CACHE_VERSION, 12
+    hex digits: a new program or cache layout gets new answers."""
+    h = hashlib.sha256(b'%d' % CACHE_VERSION)
+    h.update((TOP / 'tools' / 'audit' / 'kconfig-audit.c').read_bytes())
+    return h.hexdigest()[:12]
+
+
+def audit_key(srctree, arch, kconfig, options):
+    """The hash of what the audit of @srctree reads: its Kconfig files, its
+    kconfig sources, the fragment, @arch and the options that choose the
+    selects asked."""
+    h = hashlib.sha256(('%s %s %s %s\0' % (tool_hash(), arch, kconfig,
+                                            options)).encode())
+    for rel in walk_kconfig(srctree) + [
+            os.path.relpath(f, srctree) for f in kconfig_sources(srctree)]:
+        h.update(rel.encode() + b'\0')
+        h.update((srctree / rel).read_bytes())
+    if os.path.isabs(kconfig) and os.path.isfile(kconfig):
+        h.update(Path(kconfig).read_bytes())
+    return h.hexdigest()[:16]
+
+
+class Answers:
+    """The answers of every question asked so far, by cone hash (the
+    select and the definitions of the symbols that its answer depends
+    on, kconfig-audit.c's cone_hash()), for ARCH and one conf (its
+    diagnosis is in the answers): unsat, carried, a finding (with conf's
+    diagnosis and its .config) or a rejected candidate (with the
+    reason)."""
+
+    def __init__(self, arch, srctree):
+        """Open the answers of @arch and the kconfig of @srctree, in
+        cache_root()/ARCH-TOOL-KCONFIG/answers.json (none yet when it cannot
+        be read)."""
+        self.dir = cache_root() / ('%s-%s-%s' % (arch, tool_hash(),
+                                                 kconfig_hash(srctree)))
+        self.path = self.dir / 'answers.json'
+        try:
+            self.db = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            self.db = {}
+        self.dirty = False
+
+    def model(self, h):
+        """The path of the .config (a finding's reproducer) kept for the
+        question whose cone hash is @h."""
+        return self.dir / 'models' / (h + '.config')
+
+    def put(self, h, rec, model=None):
+        """Record @rec as the answer of the question @h, and keep the
+        file @model (a reproducer) with it when given."""
+        self.db[h] = rec
+        self.dirty = True
+        if model:
+            (self.dir / 'models').mkdir(parents=True, exist_ok=True)
+            util.write_atomic(str(self.model(h)),
+                              Path(model).read_text(errors='replace'))
+
+    def save(self):
+        """Write the answers back atomically, if any changed since they
+        were read."""
+        if self.dirty:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            util.write_atomic(str(self.path), json.dumps(self.db) + '\n')
+            self.dirty = False
+
+
+def cached_tree(tdir, answers, fdir):
+    """The document of the tree's last audit, cached in @tdir, with its
+    reproducers (the models of @answers) copied into @fdir; None when
+    there is none or a model is missing."""
+    if not (tdir / 'audit.json').is_file():
+        return None
+    doc = json.loads((tdir / 'audit.json').read_text())
+    # the reproducers are the answers' models, kept once
+    models = [answers.model(f['hash']) for f in doc['findings']]
+    if not all(m.is_file() for m in models):
+        return None
+    for f, m in zip(doc['findings'], models):
+        repro = fdir / os.path.basename(f['reproducer'])
+        shutil.copy(m, repro)
+        f['reproducer'] = str(repro)
+    doc['cached'] = True
+    return doc
+
+
+def sort_answers(questions, confirmed, answers, work, fdir):
+    """Each question's answer: conf's for the candidates it
+    @confirmed (by name), the cache's for the known ones, recorded in
+    @answers.  Returns (findings, their reproducers copied into @fdir;
+    rejected candidates)."""
+    found, rejected = [], []
+    for q in questions:
+        ident = {k: q[k] for k in ('selector', 'target', 'file', 'line',
+                                   'condition', 'hash')}
+        if q['result'] in confirmed:
+            c = confirmed[q['result']]
+            model = work / ('cand-%d.config' % c['n'])
+            if 'reason' in c:
+                rec = {'result': 'rejected', 'reason': c['reason'],
+                       'level': c['level'], 'coarse': c['coarse'],
+                       'tristate_only': c['tristate_only']}
+            else:
+                rec = dict({k: c.get(k) for k in FINDING_KEYS},
+                           result='finding')
+            if answers:
+                answers.put(q['hash'], rec, model if 'reason' not in c
+                            else None)
+        elif q['result'] == 'known':
+            rec = answers.db[q['hash']]
+            model = answers.model(q['hash'])
+            if rec['result'] not in ('finding', 'rejected'):
+                continue
+        else:
+            if answers and q['result'] == 'unsat':
+                answers.put(q['hash'], {'result': 'unsat'})
+            continue
+        if rec['result'] == 'finding':
+            repro = fdir / ('%s-selects-%s.config' % (q['selector'],
+                                                      q['target']))
+            shutil.copy(model, repro)
+            found.append(dict(ident, reproducer=str(repro),
+                              **{k: rec.get(k) for k in FINDING_KEYS}))
+        else:
+            rejected.append(dict(ident, reason=rec['reason'],
+                                 **{k: rec.get(k) for k in
+                                    ('level', 'coarse', 'tristate_only')}))
+    return found, rejected
