@@ -86,8 +86,13 @@ def test_stock_lines_kept_on_the_real_tree(tmp_path):
     ours = kmake(PATCHED, tmp_path / 'ours', REAL_UNMET.target, arch='arm',
                  env=env)
     assert stock.returncode == 0 and ours.returncode == 0, ours.stdout
+    # the blank line, the WARNING line and the indented ones after it
     start = stock.stdout.index('\nWARNING: unmet direct dependencies')
-    block = stock.stdout[start:].split('\n#')[0].rstrip('\n') + '\n'
+    lines = stock.stdout[start:].split('\n')
+    end = 2
+    while end < len(lines) and lines[end].startswith('  '):
+        end += 1
+    block = '\n'.join(lines[:end]) + '\n'
     lines = block.splitlines()
     assert lines[1].endswith('detected for %s' % REAL_UNMET.symbol)
     assert lines[2].startswith('  Depends on [')
