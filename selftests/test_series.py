@@ -39,8 +39,9 @@ def header(patch, field):
 
 # 7.2, the primary series, is one folder per topic series (a set of
 # patches that goes to one set of maintainers), each with its own series
-# file and cover letter; SERIES_DIR/series lists them all, TOPIC/NAME, in
-# the order they apply.  The 6.x backports are flat.
+# file and cover letter; SERIES_DIR/series lists them all, in the order
+# they apply, as links beside it named TOPIC-NNNN-....patch.  The 6.x
+# backports are flat.
 TOPICS = sorted(p.parent.name for p in SERIES_DIR.glob('*/series'))
 COVERS = [SERIES_DIR / t / '0000-cover-letter.patch' for t in TOPICS]
 
@@ -55,20 +56,26 @@ def topic_series(topic):
 
 
 def test_series_lists_every_patch():
-    """The series lists every patch once, and each topic's own series
-    file lists its patches in the same order as the whole."""
-    found = sorted(str(p.relative_to(SERIES_DIR))
-                   for p in SERIES_DIR.rglob('*.patch')
+    """The series lists every patch beside it once (a cover letter is
+    not in it), and each topic's own series file lists the patches of
+    its folder, in the order of the whole."""
+    found = sorted(p.name for p in SERIES_DIR.glob('*.patch')
                    if not p.name.startswith('0000-'))
     assert sorted(series()) == found
     assert len(set(series())) == len(series()) >= 4
     whole = series()
     for topic in TOPICS:
         names = topic_series(topic)
-        assert names and names == [n for n in whole
-                                   if n.startswith(topic + '/')]
+        assert sorted(names) == sorted(
+            '%s/%s' % (topic, p.name)
+            for p in (SERIES_DIR / topic).glob('*.patch')
+            if not p.name.startswith('0000-'))
+        links = [n.replace('/', '-', 1) for n in names]
+        assert links == [n for n in whole if n.startswith(topic + '-')]
+        for name, link in zip(names, links):
+            assert os.readlink(SERIES_DIR / link) == name
         # a topic's patches apply one after the other
-        pos = [whole.index(n) for n in names]
+        pos = [whole.index(n) for n in links]
         assert pos == list(range(pos[0], pos[0] + len(pos)))
         # numbered from 1 within the topic
         assert [n.split('/')[1][:4] for n in names] == \
@@ -82,8 +89,8 @@ def test_topics():
     which applies alone to stock 7.2, then the RFC ones on top."""
     assert TOPICS and all((SERIES_DIR / t / 'series').exists()
                           for t in TOPICS)
-    assert series()[0].startswith('kconfig-core/')
-    assert not list(SERIES_DIR.glob('*.patch'))
+    assert series()[0].startswith('kconfig-core-')
+    assert all((SERIES_DIR / n).is_symlink() for n in series())
 
 
 def added_removed(names):
@@ -194,10 +201,11 @@ def test_backport_names_its_primary(name):
     if not m:
         return
     primary = {}
-    for p in (PRIMARY / 'series').read_text().split():
-        if '/' in p:
-            topic, patch = p.split('/')
-            primary['%s/%s' % (topic, patch[:4])] = p
+    for ts in PRIMARY.glob('*/series'):
+        for p in ts.read_text().split():
+            if p.endswith('.patch'):
+                primary['%s/%s' % (ts.parent.name, p[:4])] = \
+                    '%s/%s' % (ts.parent.name, p)
     refs = m.group(1).split(', ')
     for ref in refs:
         topic, nums = ref.split('/')
