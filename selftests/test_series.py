@@ -221,32 +221,35 @@ def test_backport_names_its_primary(name):
 
 
 def checkpatch(name):
-    """checkpatch --strict, but for FILE_PATH_CHANGES ("added, moved or
-    deleted file(s), does MAINTAINERS need updating?"), which it gives for
-    every new file of a patch that does not touch MAINTAINERS: the series
-    adds no MAINTAINERS entry of its own, and test_new_files_maintained
-    checks instead that an existing entry covers each new file."""
+    """checkpatch --strict on one patch, all of its checks."""
     # checkpatch runs spdxcheck.py with python3 from PATH: use Debian's
     env = dict(os.environ, PATH='/usr/bin:' + os.environ['PATH'])
     return subprocess.run(['perl', 'scripts/checkpatch.pl', '--strict',
-                           '--ignore', 'FILE_PATH_CHANGES',
                            str(SERIES_DIR / name)], cwd=PRISTINE, env=env,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           text=True)
 
 
 def test_new_files_maintained():
-    """The series adds no MAINTAINERS entry of its own: every file that it
-    adds falls under an existing entry with a maintainer (KCONFIG's
-    scripts/kconfig/ for the kconfig files; ARM PORT's arch/arm/, whose
-    status is "odd fixes" in 6.12, for the boards), as get_maintainer.pl
-    finds in the tree with the series."""
+    """The series adds no MAINTAINERS entry of its own: a patch that adds
+    files lists them with F: lines in the existing entry that covers them
+    (KCONFIG for the kconfig files, ARM/QUALCOMM SUPPORT for the MSM board
+    fragments), and touches MAINTAINERS in no other way; every new file
+    falls under an entry with a maintainer, as get_maintainer.pl finds in
+    the tree with the series."""
     new = set()
     for name in series():
         text = (SERIES_DIR / name).read_text()
-        assert not re.search(r'^\+\+\+ b/MAINTAINERS$', text, re.M), name
-        new.update(re.findall(r'^diff --git a/\S+ b/(\S+)\nnew file mode',
-                              text, re.M))
+        added = re.findall(r'^diff --git a/\S+ b/(\S+)\nnew file mode',
+                           text, re.M)
+        new.update(added)
+        m = re.search(r'^\+\+\+ b/MAINTAINERS\n(.*?)(?=^diff |\Z)', text,
+                      re.M | re.S)
+        assert bool(m) == bool(added), name
+        if m:
+            changed = re.findall(r'^[-+].*', m.group(1), re.M)
+            assert changed and all(re.match(r'\+F:\t\S+$', c)
+                                   for c in changed), (name, changed)
     assert new
     # one file per folder: the entries' patterns are folders or globs
     for f in sorted({os.path.dirname(f): f for f in new}.values()):
