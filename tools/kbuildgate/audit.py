@@ -12,7 +12,11 @@ Steps, with a progress line each:
   1. build tools/audit/kconfig-audit against the kconfig sources of the
      tree (tools/audit/build), and conf for ARCH (make defconfig
      syncconfig, for the variables that kconfig reads), both kept in
-     build/out/audit/cache/ARCH-HASH until the kconfig sources change;
+     the cache (build/ARCH-HASH) until the kconfig sources change; on a
+     tree without the series (a stock or mainline tree), the conf that
+     confirms is built in the cache (kconfig/HASH) from a copy of the
+     tree's scripts/kconfig with the series' kconfig patches of its
+     version (kernel-patches/VERSION): the tree is never changed;
   2. run it on the tree's Kconfig, or on a fragment (what can a
      configuration derived from this board hit?): PicoSAT asks, for each
      select, whether the selector and the select's condition can be above
@@ -86,10 +90,12 @@ from pathlib import Path
 
 from . import audit_confirm, kmake, util
 from .audit_cache import (CACHE_VERSION, Answers, audit_key, cache_dir,
-                          cache_root, cached_tree, sort_answers)
+                          cache_root, cached_tree, kconfig_hash,
+                          sort_answers)
 from .audit_confirm import (child_stderr, confirm, log, parse_output,
                             randconfig_sweep)
 from .audit_review import apply_patch, export_rev, print_results
+from .audit_series import carries_series, series_conf
 from .errors import SetupError, UsageError
 from .kmake import conf_env, kconfig_sources, newer
 
@@ -99,7 +105,10 @@ TOP = Path(util.TOP)
 def setup(srctree, arch, build_from):
     """The C program, conf and conf's environment for @srctree, built
     from @build_from (a full tree with the same kconfig sources: @srctree
-    may be a copy of its Kconfig files only)."""
+    may be a copy of its Kconfig files only).  conf is the tree's own
+    when it carries the series, else one built in the cache with the
+    series' kconfig patches (audit_series); its environment is that of
+    the tree's make in either case."""
     cache = cache_dir(build_from, arch)
     if cache != cache_dir(srctree, arch):
         raise SetupError('%s: its scripts/kconfig differs from that of %s: '
@@ -114,6 +123,9 @@ def setup(srctree, arch, build_from):
     else:
         env = kmake.build_conf(build_from, obj, arch)
     env = kmake.environment(extra=dict(env, srctree=str(srctree)))
+    if not carries_series(build_from):
+        conf = series_conf(build_from, kconfig_hash(build_from),
+                           cache_root())
     return tool, str(conf), env
 
 

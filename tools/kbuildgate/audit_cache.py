@@ -4,8 +4,8 @@ conf of each kconfig (cache_dir()), each tree's result by the hash of
 what it reads (audit_key()), and the answer of each question by the hash
 of its cone of influence (Answers).
 
-It writes only under $BUILD/cache/audit (or $KCONFIG_AUDIT_CACHE) and
-build/out/audit/cache/, and copies the reproducers of a result or of the
+It writes only under $BUILD/cache/audit (or $KCONFIG_AUDIT_CACHE), and
+copies the reproducers of a result or of the
 answers into the audit's OUT/findings/ (cached_tree(), sort_answers()).
 """
 
@@ -16,6 +16,7 @@ import shutil
 from pathlib import Path
 
 from . import util
+from .audit_series import series_hash
 from .kmake import kconfig_sources
 
 # What a finding records of conf's confirmation
@@ -26,12 +27,13 @@ TOP = Path(util.TOP)
 
 
 def cache_dir(srctree, arch):
-    """Where the program and conf for @srctree's kconfig and @arch are
-    kept, between runs: build/out/audit/cache/ARCH-HASH, HASH that of the
-    kconfig sources, so that a copy of the tree (--patch, --base-rev)
-    uses the program and conf of the tree it comes from."""
-    return Path(util.TREES) / 'out' / 'audit' / 'cache' / (
-        '%s-%s' % (arch, kconfig_hash(srctree)))
+    """Where the program and conf's environment for @srctree's kconfig
+    and @arch are kept, between runs: CACHE/build/ARCH-HASH (CACHE
+    cache_root()), HASH that of the kconfig sources, so that a copy of
+    the tree (--patch, --base-rev) uses the program and conf of the tree
+    it comes from."""
+    return cache_root() / 'build' / ('%s-%s' % (arch,
+                                                kconfig_hash(srctree)))
 
 
 def kconfig_hash(srctree):
@@ -41,6 +43,14 @@ def kconfig_hash(srctree):
         h.update(os.path.basename(f).encode() + b'\0')
         h.update(Path(f).read_bytes())
     return h.hexdigest()[:12]
+
+
+def confirm_hash(srctree):
+    """The hash of the conf that confirms the candidates on @srctree:
+    its kconfig sources, and for a tree without the series the patches
+    its conf is built with (audit_series)."""
+    extra = series_hash(srctree)
+    return kconfig_hash(srctree) + ('-' + extra if extra else '')
 
 
 # Bump when what is cached (answers, trees' results) changes meaning
@@ -80,6 +90,7 @@ def audit_key(srctree, arch, kconfig, options):
     selects asked."""
     h = hashlib.sha256(('%s %s %s %s\0' % (tool_hash(), arch, kconfig,
                                             options)).encode())
+    h.update(series_hash(srctree).encode() + b'\0')
     for rel in walk_kconfig(srctree) + [
             os.path.relpath(f, srctree) for f in kconfig_sources(srctree)]:
         h.update(rel.encode() + b'\0')
@@ -102,7 +113,7 @@ class Answers:
         cache_root()/ARCH-TOOL-KCONFIG/answers.json (none yet when it cannot
         be read)."""
         self.dir = cache_root() / ('%s-%s-%s' % (arch, tool_hash(),
-                                                 kconfig_hash(srctree)))
+                                                 confirm_hash(srctree)))
         self.path = self.dir / 'answers.json'
         try:
             self.db = json.loads(self.path.read_text())
