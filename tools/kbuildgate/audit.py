@@ -103,19 +103,20 @@ TOP = Path(util.TOP)
 
 
 def setup(srctree, arch, build_from):
-    """The C program, conf and conf's environment for @srctree, built
-    from @build_from (a full tree with the same kconfig sources: @srctree
-    may be a copy of its Kconfig files only).  conf is the tree's own
-    when it carries the series, else one built in the cache with the
-    series' kconfig patches (audit_series); its environment is that of
-    the tree's make in either case."""
-    cache = cache_dir(build_from, arch)
-    if cache != cache_dir(srctree, arch):
-        raise SetupError('%s: its scripts/kconfig differs from that of %s: '
-                         'audit two full trees with --base' % (srctree,
-                                                                build_from))
-    tool = kmake.build_helper(str(TOP), build_from, cache / 'bin', 'audit')
-    obj = cache / 'obj'
+    """The C program, conf and conf's environment for @srctree, whose
+    make is that of @build_from (a full tree: @srctree may be a copy of
+    the Kconfig files and scripts/ only, of this tree or of one of its
+    commits).  The program is built against @srctree's kconfig sources,
+    once for every architecture; conf is @build_from's own when the two
+    share their kconfig sources and carry the series, else one built in
+    the cache from @srctree's scripts/kconfig, with the series' kconfig
+    patches when it lacks them (audit_series); its environment is that
+    of @build_from's make for @arch."""
+    khash = kconfig_hash(srctree)
+    tool = kmake.build_helper(str(TOP), srctree,
+                              cache_root() / 'build' / ('audit-' + khash),
+                              'audit')
+    obj = cache_dir(build_from, arch) / 'obj'
     conf = obj / 'scripts' / 'kconfig' / 'conf'
     if newer(conf, kconfig_sources(build_from)) and \
             (obj / 'include/config/auto.conf.cmd').is_file():
@@ -123,9 +124,8 @@ def setup(srctree, arch, build_from):
     else:
         env = kmake.build_conf(build_from, obj, arch)
     env = kmake.environment(extra=dict(env, srctree=str(srctree)))
-    if not carries_series(build_from):
-        conf = series_conf(build_from, kconfig_hash(build_from),
-                           cache_root())
+    if khash != kconfig_hash(build_from) or not carries_series(srctree):
+        conf = series_conf(srctree, khash, cache_root())
     return tool, str(conf), env
 
 

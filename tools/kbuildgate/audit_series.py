@@ -86,11 +86,11 @@ def series_hash(srctree):
 
 def series_conf(srctree, kc_hash, root):
     """The conf built from @srctree's scripts/kconfig (whose hash is
-    @kc_hash) with the series' kconfig patches, under @root/kconfig/:
-    built once, atomically.  Raises SetupError when a patch does not
-    apply or conf does not build."""
-    dest = Path(root) / 'kconfig' / ('%s-%s' % (kc_hash,
-                                                series_hash(srctree)))
+    @kc_hash), with the series' kconfig patches unless it carries them,
+    under @root/kconfig/: built once, atomically.  Raises SetupError when
+    a patch does not apply or conf does not build."""
+    dest = Path(root) / 'kconfig' / ('%s-%s' % (
+        kc_hash, series_hash(srctree) or 'own'))
     conf = dest / 'bin' / 'conf'
     if conf.is_file():
         return conf
@@ -98,12 +98,16 @@ def series_conf(srctree, kc_hash, root):
     tmp = Path(tempfile.mkdtemp(prefix='.new-', dir=str(dest.parent)))
     try:
         for sub in ('kconfig', 'include'):
+            if not (Path(srctree) / 'scripts' / sub).is_dir():
+                continue    # 6.1 has no scripts/include
             shutil.copytree(Path(srctree) / 'scripts' / sub,
                             tmp / 'scripts' / sub, symlinks=True,
                             ignore=shutil.ignore_patterns(
                                 '*.o', '.*.cmd', 'conf', '*.tab.[ch]',
                                 '*.lex.c'))
-        for p in kconfig_patches(srctree):
+        patches = [] if carries_series(srctree) else \
+            kconfig_patches(srctree)
+        for p in patches:
             ps = subprocess.run(['git', 'apply', '--whitespace=nowarn',
                                  '--include=scripts/kconfig/*',
                                  '--include=scripts/include/*', str(p)],
