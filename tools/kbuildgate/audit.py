@@ -88,7 +88,7 @@ import time
 import traceback
 from pathlib import Path
 
-from . import audit_confirm, kmake, util
+from . import audit_all, audit_confirm, kmake, util
 from .audit_cache import (CACHE_VERSION, Answers, audit_key, cache_dir,
                           cache_root, cached_tree, kconfig_hash,
                           sort_answers)
@@ -129,7 +129,7 @@ def setup(srctree, arch, build_from):
     return tool, str(conf), env
 
 
-def ask(tool, env, kconfig, work, opts, answers, out):
+def ask(tool, env, kconfig, work, opts, answers, out, quiet=False):
     """Run the C program @tool on @kconfig in @work with the options
     @opts, the questions that @answers knows left out; its output in
     OUT/audit.out.  Returns (its output, its peak memory in KiB, its exit
@@ -145,10 +145,13 @@ def ask(tool, env, kconfig, work, opts, answers, out):
         known = work / 'known.list'
         known.write_text(''.join(h + '\n' for h in answers.db))
         cmd += ['--known', str(known)]
-    # its progress lines go to stderr as they come
-    with open(out / 'audit.out', 'w') as fo:
+    # its progress lines go to stderr as they come (quiet: to
+    # OUT/audit.log)
+    with open(out / 'audit.out', 'w') as fo, \
+            open(out / 'audit.log', 'w') if quiet else \
+            contextlib.nullcontext(child_stderr()) as fe:
         proc = subprocess.Popen(cmd + [kconfig], cwd=work, env=env,
-                                stdout=fo, stderr=child_stderr())
+                                stdout=fo, stderr=fe)
         # its own peak memory, not that of the builds before it
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -158,12 +161,14 @@ def ask(tool, env, kconfig, work, opts, answers, out):
 
 
 def audit_tree(srctree, arch, kconfig, out, opts, build_from=None,
-               use_cache=True, label='tree'):
+               use_cache=True, label='tree', quiet=False):
     """Audit @srctree, asking the C program only the questions whose cone
     has no answer yet; return the document (findings, rejected, summary)
     and the conf setup (None when the tree's result came from the
-    cache).  Reproducers are copied into OUT/findings/."""
+    cache).  Reproducers are copied into OUT/findings/.  @quiet: no
+    progress lines (--arch all prints one per architecture)."""
     start = time.monotonic()
+    log = audit_confirm.log if not quiet else (lambda msg: None)
     options = ' '.join('%s=%s' % kv for kv in sorted(opts.items()))
     key = audit_key(srctree, arch, kconfig, options)
     tdir = cache_root() / 'trees' / key
@@ -188,7 +193,8 @@ def audit_tree(srctree, arch, kconfig, out, opts, build_from=None,
     log('%s: asking PicoSAT about the selects of %s%s' % (
         label, kconfig, ' (%d answers known)' % len(answers.db)
         if answers and answers.db else ''))
-    text, peak_kb, rc = ask(tool, env, kconfig, work, opts, answers, out)
+    text, peak_kb, rc = ask(tool, env, kconfig, work, opts, answers, out,
+                            quiet)
     cands, questions, summary = parse_output(text)
     if summary is None:
         raise SetupError('%s: no answer (exit %d): see the messages '
@@ -238,7 +244,11 @@ def parser():
         'the kernel tree to audit; with --patch, the tree the patch '
         'applies to, and the base'))
     ap.add_argument('--arch', default='arm',
-                    help='ARCH of the Kconfig tree (default: arm)')
+                    help='ARCH of the Kconfig tree (default: arm), or "all": '
+                    'every architecture of the tree, a JSON each in OUT '
+                    '(default build/out/audit/all), the answers that do not '
+                    'depend on the architecture asked once, a summary '
+                    'table; --json then writes the table')
     ap.add_argument('--fragment', help='a Kconfig fragment (KBUILD_KCONFIG)'
                     ' instead of the tree\'s Kconfig')
     ap.add_argument('--out', help='where candidates, findings and '
@@ -305,7 +315,13 @@ def check_args(args):
                 kmake.check_tree(Path(t).resolve())
             except UsageError as e:
                 raise UsageError('%s: %s' % (what, e))
-    kmake.check_arch(Path(args.srctree).resolve(), args.arch)
+    if args.arch == 'all':
+        if review or args.randconfigs or args.fragment:
+            raise UsageError('--arch all audits the tree\'s Kconfig: not '
+                             'with --fragment, --randconfigs, --base, '
+                             '--base-rev or --patch')
+    else:
+        kmake.check_arch(Path(args.srctree).resolve(), args.arch)
     if args.patch and not Path(args.patch).is_file():
         raise UsageError('--patch: %s: no such file' % args.patch)
     return kconfig
@@ -396,6 +412,22 @@ def run_logged(argv, f):
             f.flush()
 
 
+def main_all(args, srctree, kconfig, out):
+    """--arch all (audit_all): exit 1 when some architecture has a
+    finding, 2 when one could not be audited."""
+    rows = audit_all.run_all(audit_tree, srctree, kconfig, out,
+                             {'limit': args.limit, 'only': args.only,
+                              'own': args.own}, not args.no_cache)
+    seconds = round(time.monotonic() - audit_confirm.START, 1)
+    found = audit_all.print_all(rows, seconds)
+    if args.json:
+        util.write_atomic(args.json, json.dumps(audit_all.summary_doc(
+            rows, seconds, srctree), indent=2) + '\n')
+    if any('error' in r for r in rows):
+        return 2
+    return 1 if found else 0
+
+
 def main(argv=None):
     """kconfig-audit's command line (@argv, default sys.argv[1:]);
     returns the exit status."""
@@ -406,6 +438,8 @@ def main(argv=None):
         args.arch + ('-review' if review else ''))).resolve()
     try:
         kconfig = check_args(args)
+        if args.arch == 'all':
+            return main_all(args, srctree, kconfig, out)
         doc, base, sweep = run_audit(args, srctree, kconfig, out)
     except UsageError as e:
         print('kconfig-audit: %s' % e, file=sys.stderr)
