@@ -10,7 +10,7 @@ unmet, statically, and confirm each one with the tree's own conf.
 Steps, with a progress line each:
 
   1. build tools/audit/kconfig-audit against the kconfig sources of the
-     tree (tools/audit/build), and conf for ARCH (make defconfig
+     tree (tools/audit/build), and conf for ARCH (make allnoconfig
      syncconfig, for the variables that kconfig reads), both kept in
      the cache (build/ARCH-HASH) until the kconfig sources change; on a
      tree without the series (a stock or mainline tree), the conf that
@@ -122,7 +122,10 @@ def setup(srctree, arch, build_from):
             (obj / 'include/config/auto.conf.cmd').is_file():
         env = conf_env(obj)
     else:
-        env = kmake.build_conf(build_from, obj, arch)
+        # allnoconfig: the variables are the same as defconfig's, and
+        # every architecture has it (some defconfigs merge fragments)
+        env = kmake.build_conf(build_from, obj, arch,
+                               targets=('allnoconfig', 'syncconfig'))
     env = kmake.environment(extra=dict(env, srctree=str(srctree)))
     if khash != kconfig_hash(build_from) or not carries_series(srctree):
         conf = series_conf(srctree, khash, cache_root())
@@ -415,7 +418,7 @@ def run_logged(argv, f):
 def main_all(args, srctree, kconfig, out):
     """--arch all (audit_all): exit 1 when some architecture has a
     finding, 2 when one could not be audited."""
-    rows = audit_all.run_all(audit_tree, srctree, kconfig, out,
+    rows = audit_all.run_all(audit_tree, setup, srctree, kconfig, out,
                              {'limit': args.limit, 'only': args.only,
                               'own': args.own}, not args.no_cache)
     seconds = round(time.monotonic() - audit_confirm.START, 1)

@@ -8,9 +8,9 @@ What the architectures share is done once: the program (built once per
 kconfig), the conf that confirms (once per kconfig), the object folder
 in which make builds conf for conf's environment (copied from the first
 architecture's), and every "unsat" answer, which depends on the
-question's cone alone (audit_cache.Answers): the first architecture runs
-alone and fills them, the others then run two at a time (the machine's
-two cores) and ask only the questions whose cone is their own.
+question's cone alone (audit_cache.Answers): an architecture asks only
+the questions whose cone no architecture answered before.  They run two
+at a time (the machine's two cores).
 
 It writes only under OUT and the audit's cache.
 """
@@ -27,7 +27,7 @@ from . import audit_confirm, util
 from .audit_cache import cache_dir
 from .errors import UsageError
 
-# The architectures that run side by side after the first
+# The architectures that run side by side
 JOBS = 2
 
 
@@ -82,9 +82,11 @@ def one(audit_tree, srctree, arch, kconfig, out, opts, use_cache, first):
             'json': str(out / (arch + '.json')), 'doc': doc}
 
 
-def run_all(audit_tree, srctree, kconfig, out, opts, use_cache):
-    """Audit every architecture of @srctree into @out; one progress line
-    each as it ends.  Returns the rows, in the order of arches_of()."""
+def run_all(audit_tree, prepare, srctree, kconfig, out, opts, use_cache):
+    """Audit every architecture of @srctree into @out with @audit_tree
+    (audit.audit_tree()), after @prepare (audit.setup()) for the first
+    one; one progress line each as it ends.  Returns the rows, in the
+    order of arches_of()."""
     arches = arches_of(srctree)
     lock = threading.Lock()
     done = []
@@ -107,11 +109,13 @@ def run_all(audit_tree, srctree, kconfig, out, opts, use_cache):
                         else ''))
         return row
 
-    audit_confirm.log('auditing %d architectures of %s: %s first, then %d '
-                      'at a time' % (len(arches), srctree, arches[0], JOBS))
-    rows = [step(arches[0], None)]
+    audit_confirm.log('auditing %d architectures of %s, %d at a time' % (
+        len(arches), srctree, JOBS))
+    # what they share, once, before they run side by side: the program,
+    # the confirming conf, and the host programs of the object folder
+    prepare(srctree, arches[0], srctree)
     with ThreadPoolExecutor(max_workers=JOBS) as ex:
-        rows += list(ex.map(lambda a: step(a, arches[0]), arches[1:]))
+        rows = list(ex.map(lambda a: step(a, arches[0]), arches))
     return rows
 
 
