@@ -238,3 +238,43 @@ def test_base_finds_the_reverted_maple_fix(stock, env, tmp_path):
     assert '%s:%d: warning: TEST_MAPLE_TREE selects DEBUG_MAPLE_TREE' % (
         rel, new[0]['line']) in ps.stdout
     shutil.rmtree(copy)
+
+
+@pytest.mark.skipif(KERNEL_VERSION != '7.2',
+                    reason='DRM_IMX_LDB -> DRM_BRIDGE_CONNECTOR is 7.2\'s')
+def test_arch_all(env, tmp_path):
+    """--arch all --only DRM_IMX_LDB on stock 7.2: every architecture of
+    the tree audited (a JSON and a row each, one progress line each),
+    the LDB's unmet select found where COMPILE_TEST or the platform
+    reaches the driver (ARM, arm64, x86 among them), exit 1."""
+    arches = sorted(p.parent.name for p in (PRISTINE / 'arch').glob(
+        '*/Kconfig'))
+    assert len(arches) == 21
+    out = tmp_path / 'all'
+    ps = subprocess.run([sys.executable, TOOL, '--srctree', str(PRISTINE),
+                         '--arch', 'all', '--only', 'DRM_IMX_LDB', '--out',
+                         str(out), '--json', str(tmp_path / 'all.json')],
+                        env=env, stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE, text=True)
+    print(ps.stdout, ps.stderr)
+    assert ps.returncode == 1, ps.stderr
+    doc = json.loads((tmp_path / 'all.json').read_text())
+    rows = {r['arch']: r for r in doc['architectures']}
+    assert sorted(rows) == arches
+    assert not any('error' in r for r in rows.values())
+    for arch in arches:
+        assert '] ' in ps.stderr and ps.stderr.count(' %s ' % arch) >= 1
+        one = json.loads((out / (arch + '.json')).read_text())
+        assert one['arch'] == arch
+        assert one['summary']['selects'] == rows[arch]['selects'] > 0
+    found = {a for a, r in rows.items() if r['confirmed']}
+    assert {'arm', 'arm64', 'x86'} <= found
+    for arch in found:
+        one = json.loads((out / (arch + '.json')).read_text())
+        assert [(f['selector'], f['target']) for f in one['findings']] == \
+            [('DRM_IMX_LDB', 'DRM_BRIDGE_CONNECTOR')]
+    lines = ps.stdout.splitlines()
+    assert lines[-1].startswith('kconfig-audit: all 21 architectures: ')
+    assert any(l.split()[:1] == ['arch'] and 'confirmed' in l for l in lines)
+    assert ('drivers/gpu/drm/imx/ipuv3/Kconfig:40: warning: DRM_IMX_LDB '
+            '[=m] can select DRM_BRIDGE_CONNECTOR') in ps.stdout
