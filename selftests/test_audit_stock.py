@@ -27,8 +27,9 @@ from pathlib import Path
 import pytest
 
 from conftest import BUILD, KERNEL_VERSION, PATCHED, PRISTINE, TOP
-from kbuildgate import audit_cache, audit_review, audit_series
-from test_audit_change import git_patch
+from kbuildgate import audit_cache, audit_series
+# the same cache fixture (one per module) and runner as the review tests
+from test_audit_change import env, git_patch, kconfig_repo, run  # noqa: F401
 
 TOOL = str(TOP / 'tools' / 'kconfig-audit')
 
@@ -55,24 +56,6 @@ TREE_SET = [t for t in (BUILD / 'pristine', BUILD / 'patched',
                         BUILD / '6.12' / 'pristine', BUILD / '6.12' / 'patched',
                         BUILD / '7.2' / 'pristine', BUILD / '7.2' / 'patched')
             if (t / 'scripts' / 'kconfig' / 'conf.c').is_file()]
-
-
-@pytest.fixture(scope='module')
-def env(tmp_path_factory):
-    return dict(os.environ, KCONFIG_AUDIT_CACHE=str(
-        tmp_path_factory.mktemp('audit-cache')))
-
-
-def run(env, tmp_path, *args, name='audit'):
-    ps = subprocess.run([sys.executable, TOOL, '--arch', 'arm',
-                         '--out', str(tmp_path / ('out-' + name)),
-                         '--json', str(tmp_path / (name + '.json'))] +
-                        [str(a) for a in args], env=env,
-                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                        text=True)
-    print(ps.stdout, ps.stderr)
-    j = tmp_path / (name + '.json')
-    return ps, json.loads(j.read_text()) if j.is_file() else None
 
 
 def tree_state(tree):
@@ -198,16 +181,7 @@ def test_patch_on_stock(stock, env, tmp_path):
 def test_base_rev_on_stock(stock, env, tmp_path):
     """--base-rev on a git repository of the stock tree's Kconfig files
     and scripts/, the i2c patch committed on top."""
-    repo = tmp_path / 'repo'
-    audit_review.copy_kconfig_tree(PRISTINE, repo)
-    git = ['git', '-C', str(repo), '-c', 'user.name=t',
-           '-c', 'user.email=t@example.org']
-    subprocess.run(git[:3] + ['init', '-q'], check=True)
-    subprocess.run(git + ['add', '-A'], check=True)
-    subprocess.run(git + ['commit', '-q', '-m', 'base'], check=True)
-    (tmp_path / 'i2c.patch').write_text(i2c_patch(PRISTINE))
-    subprocess.run(git + ['am', '-q', str(tmp_path / 'i2c.patch')],
-                   check=True)
+    repo = kconfig_repo(PRISTINE, tmp_path, i2c_patch(PRISTINE))
     ps, doc = run(env, tmp_path, '--base-rev', 'HEAD~1', '--srctree', repo)
     assert ps.returncode == 1, ps.stderr
     assert [f['selector'] for f in doc['findings']
