@@ -80,11 +80,11 @@ def test_defconfig_fixes_change_only_what_they_fix(configs):
 
 
 def test_fix_topics_change_only_what_they_fix(configs):
-    """The topics that fix unmet selects (7.2: conftest.FIX_TOPICS) change the configurations that had one, and there
-    only the symbol that was selected against its dependencies: of the
-    targets here, the real unmet select's (HAVE_ARM_SMCCC_DISCOVERY is no
-    longer y without ARM_PSCI_FW); every defconfig, all*config and
-    randconfig is unchanged."""
+    """The topics that fix unmet selects (7.2: conftest.FIX_TOPICS)
+    change the configurations that had one, and there only the symbol
+    that was selected against its dependencies: of the targets here, the
+    real unmet select's (HAVE_ARM_SMCCC_DISCOVERY is no longer y without
+    ARM_PSCI_FW); every defconfig, all*config and randconfig is unchanged."""
     _, stock, patched, _ = configs
     for name, expected in FIX_TOPIC_CHANGES.items():
         assert config_diff(stock[name][1], patched[name][1]) == expected
