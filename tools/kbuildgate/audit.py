@@ -2,7 +2,7 @@
 """kconfig-audit - find every select that some configuration can leave
 unmet, statically, and confirm each one with the tree's own conf.
 
-  kconfig-audit [--srctree DIR] [--arch ARCH] [--fragment FILE [--own]]
+  kconfig-audit [--srctree DIR] [--arch ARCH|all] [--fragment FILE [--own]]
                 [--out DIR] [--json FILE] [--limit N] [--only SYMBOL]
                 [--randconfigs N] [--no-cache]
                 [--base OLDTREE | --base-rev REV | --patch PATCH]
@@ -41,6 +41,11 @@ the value of the select (y or m), whether only the tristate question finds
 it (a built-in selector, a target whose dependencies allow only m: kismet
 merges y and m and cannot ask it), conf's blocking conjuncts and hint,
 and the confirming .config as a reproducer (OUT/findings/).
+
+With --arch all, every architecture of the tree (audit_all.py): one
+progress line and one JSON (OUT/ARCH.json) each, the findings with the
+architectures that have them, and a table.  The tree may be a stock or
+mainline one, without the series (docs/audit.md, "Any tree").
 
 Reviewing a change (docs/audit.md):
 
