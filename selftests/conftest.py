@@ -179,7 +179,10 @@ def unfixed(tmp_path_factory):
     if not patches:
         return PATCHED
     dest = tmp_path_factory.mktemp('unfixed') / 'tree'
-    subprocess.run(['cp', '-al', str(PATCHED), str(dest)], check=True)
+    # the tree itself, not a link to it (cp -a copies a link as a link)
+    subprocess.run(['cp', '-al', str(PATCHED.resolve()), str(dest)],
+                   check=True)
+    assert dest.is_dir() and not dest.is_symlink()
     for patch in reversed(patches):
         for rel in re.findall(r'^\+\+\+ b/(\S+)', patch.read_text(), re.M):
             f = dest / rel

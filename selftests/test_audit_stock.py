@@ -206,7 +206,11 @@ def test_base_finds_the_reverted_maple_fix(stock, env, tmp_path):
     stock 7.2 (--base), has it as new, with DEBUG_KERNEL blocking."""
     rel = 'lib/Kconfig.debug'
     copy = tmp_path / 'reverted'
-    subprocess.run(['cp', '-al', str(PRISTINE), str(copy)], check=True)
+    # the tree itself, not a link to it: cp -a copies a link as a link,
+    # and the write below would go through it into the stock tree
+    subprocess.run(['cp', '-al', str(PRISTINE.resolve()), str(copy)],
+                   check=True)
+    assert copy.is_dir() and not copy.is_symlink()
     text = (PRISTINE / rel).read_text()
     head = 'config TEST_MAPLE_TREE\n'
     block = text[text.index(head):].split('\nconfig ')[0]
