@@ -65,46 +65,55 @@ def place_defaults(nodes, arch, boards, conds):
     return placed
 
 
-def levels_of(vals, fam_of):
-    """The family and the CPU architecture of a configuration: @vals is
-    {SYM: value} of its .config, @fam_of {SYM: mach-* folder} of the
-    tree (importer.tree_families()).  Returns ('FAMILY', 'cpu-...'): the
-    family that defines most of the symbols at y ('multi' above
-    MULTI_FAMILIES, 'none' without one), the CPU_32v* symbols at y."""
+def levels_of(vals, fam_of, choice=()):
+    """The family and the choice level of a configuration: @vals is
+    {SYM: value} of its .config, @fam_of {SYM: family} of the tree
+    (importer.tree_levels(): the file of arch/ARCH/ that defines it, as
+    mach-pxa or platforms-85xx), @choice the members of the tree's choice
+    that divides the boards (importer.choice_level()).  Returns ('FAMILY',
+    'LEVEL'): the family that defines most of the symbols at y ('multi'
+    when more than MULTI_FAMILIES have some and none has half of them,
+    'none' without one), and the member of @choice at y, lower-cased with
+    '-' for '_' ('none' without one)."""
     count = collections.Counter(fam_of[s] for s, v in vals.items()
                                 if v == 'y' and s in fam_of)
     if not count:
         family = 'none'
-    elif len(count) > MULTI_FAMILIES:
-        family = 'multi'
     else:
-        family = sorted(count.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
-    cpus = sorted(s[len('CPU_32'):].lower() for s, v in vals.items()
-                  if re.match(r'CPU_32v\w+$', s) and v == 'y')
-    return family, 'cpu-' + ('-'.join(cpus) or 'none')
+        family, most = sorted(count.items(), key=lambda kv: (-kv[1],
+                                                             kv[0]))[0]
+        if len(count) > MULTI_FAMILIES and 2 * most < sum(count.values()):
+            family = 'multi'
+    member = next((m for m in choice if vals.get(m) == 'y'), None)
+    return family, (member or 'none').lower().replace('_', '-')
 
 
 def build_hierarchy(boards, arch):
     """@boards: {name: {'family': f, 'cpu': c, ...}}.  Returns {file key:
-    {'parent': key, 'boards': [...]}}, the keys being ARCH, 'cpu-...',
-    'mach-...' and the board names."""
+    {'parent': key, 'boards': [...]}}, the keys being ARCH, the choice
+    levels, the families (with the choice level when a family is under
+    two) and the board names; a level named as a board gets '-level'."""
     tree = collections.defaultdict(lambda: collections.defaultdict(list))
     for name, b in boards.items():
         tree[b['cpu']][b['family']].append(name)
     cpus_of = collections.Counter(f for fams in tree.values() for f in fams)
     nodes = {arch: {'parent': None, 'boards': sorted(boards)}}
+
+    def level(key):
+        return key + '-level' if key in boards else key
+
     for cpu, fams in sorted(tree.items()):
         below = sorted(n for f in fams.values() for n in f)
         cparent = arch
         if len(below) > 1 and len(below) < len(boards):
-            nodes[cpu] = {'parent': arch, 'boards': below}
-            cparent = cpu
+            cparent = level(cpu)
+            nodes[cparent] = {'parent': arch, 'boards': below}
         for fam, names in sorted(fams.items()):
             fparent = cparent
             if len(names) > 1 and len(names) < len(nodes[cparent]['boards']):
-                key = 'mach-' + fam + ('-' + cpu if cpus_of[fam] > 1 else '')
-                nodes[key] = {'parent': cparent, 'boards': sorted(names)}
-                fparent = key
+                fparent = level(fam + ('-' + cpu if cpus_of[fam] > 1
+                                       else ''))
+                nodes[fparent] = {'parent': cparent, 'boards': sorted(names)}
             for n in names:
                 nodes[n] = {'parent': fparent, 'boards': [n], 'board': True}
     return nodes
