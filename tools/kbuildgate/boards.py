@@ -161,14 +161,31 @@ def boards(srctree, arch):
     return list(found.values())
 
 
+def arch_folders(d):
+    """The architectures of a folder of "kconfig-fragment import --arch
+    all": its subfolders that hold Kconfig.NAME files, sorted ([] when
+    @d holds boards itself)."""
+    if leaf_fragments(d):
+        return []
+    return [a for a in sorted(os.listdir(d))
+            if os.path.isdir(os.path.join(d, a)) and
+            leaf_fragments(os.path.join(d, a))]
+
+
 def fragment_folder(d, arch):
     """The boards of a folder of fragments (kconfig-fragment import's
     output): each Kconfig.NAME that no other one sources, with NAME.config
-    as its KCONFIG_ALLCONFIG when there is one."""
+    as its KCONFIG_ALLCONFIG when there is one.  A folder of
+    "import --arch all" (a folder an architecture, arch_folders()) gives
+    the boards of each, named ARCH/NAME, of that architecture."""
     d = os.path.abspath(d)
     if not os.path.isdir(d):
         raise UsageError('--fragments %s: no such folder' % d)
     targets = []
+    for a in arch_folders(d):
+        for t in fragment_folder(os.path.join(d, a), a):
+            t.name = '%s/%s' % (a, t.name)
+            targets.append(t)
     for name in leaf_fragments(d):
         cf = os.path.join(d, name + '.config')
         targets.append(Target(name, 'fragment', arch,
@@ -176,7 +193,8 @@ def fragment_folder(d, arch):
                               config_fragment=cf if os.path.isfile(cf)
                               else None))
     if not targets:
-        raise UsageError('--fragments %s: no Kconfig.NAME board in it' % d)
+        raise UsageError('--fragments %s: no Kconfig.NAME board in it, nor '
+                         'a folder an architecture' % d)
     return targets
 
 

@@ -22,6 +22,7 @@ import sys
 
 import yaml
 
+from .boards import arch_folders
 from .boot import BOOT_TIMEOUT
 from .errors import UsageError
 from .util import TOP, write_atomic
@@ -43,15 +44,51 @@ def _gate_command(top, name, target, passthrough):
     args = ' '.join(shlex.quote(a) for a in passthrough)
     return ('"%s/tools/kautobuild" --srctree "${KAUTOBUILD_SRCTREE:-%s/'
             'build/patched}" --out out --json "results/%s.json" '
-            '--junit "results/%s.xml"%s "%s"' % (
+            '--junit "results/%s.xml"%s %s' % (
                 top, top, name, name,
                 ' ' + args if args else '', target))
 
 
+def _arch_commands(top, arch, fragments, passthrough):
+    """The commands of one architecture's job of a fan-out by
+    architecture: its hierarchy (@fragments/ARCH in the project, or
+    "kconfig-fragment import --arch ARCH" in the job when @fragments is
+    None), then kautobuild --fragments over its boards; @arch is the
+    engine's reference to the architecture."""
+    srctree = '"${KAUTOBUILD_SRCTREE:-%s/build/patched}"' % top
+    cmds = []
+    if fragments is None:
+        folder = 'fragments/%s' % arch
+        cmds.append('"%s/tools/kconfig-fragment" import --srctree %s '
+                    '--arch "%s" --out "%s" --work import' % (
+                        top, srctree, arch, folder))
+    else:
+        folder = '%s/%s/%s' % (top, fragments, arch)
+    cmds.append(_gate_command(top, arch, '--arch "%s" --fragments "%s"' % (
+        arch, folder), [a for a in passthrough if a != '--arch'][:0] +
+        _without_arch(passthrough)))
+    return cmds
+
+
+def _without_arch(passthrough):
+    """@passthrough without its --arch ARCH: an architecture's job names
+    its own."""
+    out, skip = [], False
+    for a in passthrough:
+        if skip:
+            skip = False
+        elif a == '--arch':
+            skip = True
+        else:
+            out.append(a)
+    return out
+
+
 def _target(top, t):
     """What kautobuild takes for the target @t (a dict with its name, and
-    for a fragment file its path in the project)."""
-    return '%s/%s' % (top, t['path']) if t.get('path') else t['name']
+    for a fragment file its path in the project), quoted."""
+    return '"%s"' % ('%s/%s' % (top, t['path']) if t.get('path')
+                     else t['name'])
 
 
 def _merge_command(top):
@@ -76,30 +113,39 @@ def _dump(data):
                      default_flow_style=False, width=1000)
 
 
-def gitlab(targets, passthrough=()):
+def gitlab(targets, passthrough=(), arches=None, fragments=None):
     """A GitLab CI child pipeline (YAML text) for @targets (dicts: name,
     and path for a fragment file in the project); each target job runs
-    kautobuild with the options @passthrough."""
+    kautobuild with the options @passthrough.  With @arches, one job an
+    architecture instead, over its hierarchy (_arch_commands())."""
     top = '$CI_PROJECT_DIR'
+    script = _arch_commands(top, '$KAUTOBUILD_ARCH', fragments,
+                            passthrough) if arches else \
+        [_gate_command(top, '$KAUTOBUILD_NAME', '"$KAUTOBUILD_TARGET"',
+                       passthrough)]
     doc = {
         'stages': ['gate', 'report'],
         'default': {'image': IMAGE},
         '.kautobuild-target': {
             'stage': 'gate',
             'before_script': list(INSTALL),
-            'script': [_gate_command(top, '$KAUTOBUILD_NAME',
-                                     '$KAUTOBUILD_TARGET', passthrough)],
+            'script': script,
             'artifacts': {'when': 'always',
                           'paths': ['results/', 'out/*/*.log',
                                     'out/*/lava-job.yaml'],
                           'reports': {'junit': 'results/*.xml'}},
         },
     }
-    for t in targets:
+    if arches:
+        doc['.kautobuild-target']['artifacts']['paths'][1] = 'out/*/*/*.log'
+        # a matrix: one job an architecture
+        doc['gate'] = {'extends': '.kautobuild-target', 'parallel': {
+            'matrix': [{'KAUTOBUILD_ARCH': list(arches)}]}}
+    for t in () if arches else targets:
         doc['gate %s' % t['name']] = {
             'extends': '.kautobuild-target',
             'variables': {'KAUTOBUILD_NAME': t['name'],
-                          'KAUTOBUILD_TARGET': _target(top, t)}}
+                          'KAUTOBUILD_TARGET': _target(top, t)[1:-1]}}
     # no "needs": a later stage gets the artifacts of every earlier job,
     # and "needs" lists are limited to 50 jobs
     doc['merge'] = {
@@ -110,14 +156,24 @@ def gitlab(targets, passthrough=()):
                       'paths': ['kautobuild.json', 'kautobuild.xml'],
                       'reports': {'junit': 'kautobuild.xml'}},
     }
-    return HEADER % ('gitlab', len(targets)) + _dump(doc)
+    return HEADER % ('gitlab', len(arches or targets)) + _dump(doc)
 
 
-def github(targets, passthrough=()):
+def github(targets, passthrough=(), arches=None, fragments=None):
     """A GitHub Actions workflow (YAML text): a matrix job over @targets
-    (as for gitlab()), then a merge job."""
+    (as for gitlab()), or over @arches (one job an architecture), then a
+    merge job."""
     top = '$GITHUB_WORKSPACE'
-    name, target = '${{ matrix.name }}', '${{ matrix.target }}'
+    if arches:
+        name = '${{ matrix.arch }}'
+        matrix = {'arch': list(arches)}
+        run = '\n'.join(_arch_commands(top, name, fragments, passthrough))
+    else:
+        name, target = '${{ matrix.name }}', '${{ matrix.target }}'
+        matrix = {'include': [{'name': t['name'],
+                               'target': _target(top, t)[1:-1]}
+                              for t in targets]}
+        run = _gate_command(top, name, '"%s"' % target, passthrough)
     doc = {
         'name': 'kautobuild',
         'on': {'workflow_dispatch': {}, 'push': {}},
@@ -126,17 +182,13 @@ def github(targets, passthrough=()):
                 'name': 'gate %s' % name,
                 'runs-on': 'ubuntu-latest',
                 'container': IMAGE,
-                'strategy': {'fail-fast': False,
-                             'matrix': {'include': [
-                                 {'name': t['name'],
-                                  'target': _target(top, t)}
-                                 for t in targets]}},
+                'strategy': {'fail-fast': False, 'matrix': matrix},
                 'steps': [
                     {'uses': 'actions/checkout@v4'},
                     {'name': 'install and unpack the trees',
                      'run': '\n'.join(INSTALL)},
                     {'name': 'kautobuild %s' % name,
-                     'run': _gate_command(top, name, target, passthrough)},
+                     'run': run},
                     {'if': 'always()',
                      'uses': 'actions/upload-artifact@v4',
                      'with': {'name': 'kautobuild-%s' % name,
@@ -164,7 +216,7 @@ def github(targets, passthrough=()):
             },
         },
     }
-    return HEADER % ('github', len(targets)) + _dump(doc)
+    return HEADER % ('github', len(arches or targets)) + _dump(doc)
 
 
 PIPELINES = {'gitlab': gitlab, 'github': github}
@@ -225,11 +277,22 @@ def passthrough(args):
 
 
 def write_pipeline(args, targets):
-    """--ci: the pipeline for @targets, checked against its schema."""
+    """--ci: the pipeline for @targets, checked against its schema; with
+    --fragments of "import --arch all" (a folder an architecture), one job
+    an architecture."""
     if not targets:
         raise UsageError('no targets')
+    arches = arch_folders(args.fragments) if args.fragments else []
+    fragments = None
+    if arches:
+        if args.targets:
+            raise UsageError('--ci with a folder an architecture takes no '
+                             'TARGET')
+        rel = os.path.relpath(os.path.abspath(args.fragments), TOP)
+        # in the project: the jobs use it; else each job imports its own
+        fragments = None if rel.startswith('..') else rel
     refs = []
-    for t in targets:
+    for t in () if arches else targets:
         ref = {'name': t.name}
         if t.kind == 'fragment':
             rel = os.path.relpath(t.fragment, TOP)
@@ -238,7 +301,7 @@ def write_pipeline(args, targets):
                                  'all a CI job has' % t.fragment)
             ref['path'] = rel
         refs.append(ref)
-    text = PIPELINES[args.ci](refs, passthrough(args))
+    text = PIPELINES[args.ci](refs, passthrough(args), arches, fragments)
     try:
         errors = validate(args.ci, text, args.ci_schemas)
     except (OSError, ImportError) as e:
@@ -251,8 +314,10 @@ def write_pipeline(args, targets):
                       file=sys.stderr)
             raise UsageError('the generated %s pipeline is not valid' %
                              args.ci)
-        print('kautobuild: %s pipeline: %d target job(s), valid against %s' %
-              (args.ci, len(targets), SCHEMAS[args.ci].rsplit('/', 1)[1]),
+        print('kautobuild: %s pipeline: %d %s job(s), valid against %s' %
+              (args.ci, len(arches or targets),
+               'architecture' if arches else 'target',
+               SCHEMAS[args.ci].rsplit('/', 1)[1]),
               file=sys.stderr)
     if args.ci_out:
         write_atomic(args.ci_out, text)

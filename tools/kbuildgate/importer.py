@@ -216,7 +216,7 @@ def remove_stale(out, files):
         with open(path, errors='replace') as fh:
             first = fh.readline()
         if 'by "kconfig-fragment import"' in first or \
-                re.match(r'# \S+: arch/\w+/configs/\S+_defconfig, the choices '
+                re.match(r'# \S+: arch/\w+/configs/\S+, the choices '
                          r'and values of Kconfig\.', first):
             os.unlink(path)
             removed += 1
@@ -319,22 +319,20 @@ def defconfig_names(srctree, arch, defconfigs):
     return names
 
 
-def choice_level(choices, vals):
-    """The choice of the tree (tree_levels()) that divides the boards
-    best, found from their .config files (@vals: {name: {SYM: value}}):
-    the one whose members at y make the most classes of two boards or
-    more (then: the most boards in them; then the first).  Returns its
-    members, or [] when none makes two such classes."""
-    best, members = None, []
+def choice_levels(choices, vals):
+    """The choices of the tree (tree_levels()) that can divide the boards,
+    found from their .config files (@vals: {name: {SYM: value}}): those
+    whose members at y make two classes of two boards or more, the ones
+    that make most first.  Returns [members of each]."""
+    found = []
     for i, ms in enumerate(choices):
         cls = collections.Counter(
             next((m for m in ms if v.get(m) == 'y'), None)
             for v in vals.values())
         big = [c for c, k in cls.items() if c and k > 1]
-        score = (len(big), sum(cls[c] for c in big), -i)
-        if len(big) > 1 and (not best or score > best):
-            best, members = score, ms
-    return members
+        if len(big) > 1:
+            found.append(((-len(big), -sum(cls[c] for c in big), i), ms))
+    return [ms for _, ms in sorted(found)]
 
 
 def shared_families(fam_of, vals):
@@ -350,15 +348,14 @@ def shared_families(fam_of, vals):
     return every or set()
 
 
-def board_needs(srctree, arch, names, configs, need):
+def board_needs(srctree, arch, names, configs, need, choice=()):
     """Each board's needs for placement.place(): its selects, family,
-    level of the tree's choice and defaults, and {name: why it cannot be
-    imported} (a choice in m mode)."""
-    fam_of, choices = tree_levels(srctree, arch)
+    member of the tree's choice @choice and defaults, and {name: why it
+    cannot be imported} (a choice in m mode)."""
+    fam_of = tree_levels(srctree, arch)[0]
     vals = {n: read_config(configs[n]) for n in names}
     shared = shared_families(fam_of, vals)
     fam_of = {s: f for s, f in fam_of.items() if f not in shared}
-    cpu_members = choice_level(choices, vals)
     boards, bad = {}, {}
     for n in names:
         nd = need[configs[n]]
@@ -366,27 +363,49 @@ def board_needs(srctree, arch, names, configs, need):
             bad[n] = 'members of a choice in m mode, which a fragment ' \
                 'cannot set: %s' % ' '.join(nd['bad'])
             continue
-        family, cpu = levels_of(vals[n], fam_of, cpu_members)
+        family, cpu = levels_of(vals[n], fam_of, choice)
         boards[n] = {'select': set(nd['select']), 'family': family,
                      'cpu': cpu, 'default': nd['default']}
     return boards, bad
+
+
+def smallest_hierarchy(args, srctree, arch, configs, need, conds, rels, out,
+                       carrier):
+    """The levels that make the smallest hierarchy: without a level above
+    the families, and with each choice of choice_levels() (the choice that
+    divides the boards is the tree's, which one is the data's).  Returns
+    (boards, bad, nodes, placed, groups, files, flat, choice)."""
+    names = sorted(configs)
+    vals = {n: read_config(configs[n]) for n in names}
+    best = None
+    for choice in [()] + choice_levels(tree_levels(srctree, arch)[1], vals):
+        boards, bad = board_needs(srctree, arch, names, configs, need,
+                                  choice)
+        flat = sum(len(b['select']) for b in boards.values())
+        nodes, placed, groups = place(boards, arch, {} if args.no_defaults
+                                      else conds, not args.no_groups,
+                                      args.group_saving)
+        files = file_texts(nodes, placed, need, configs, rels, arch, out,
+                           srctree, carrier)
+        lines = sum(t.count('\n') for t in files.values())
+        if best is None or lines < best[0]:
+            best = (lines, (boards, bad, nodes, placed, groups, files, flat,
+                            list(choice)))
+    return best[1]
 
 
 def file_texts(nodes, placed, need, configs, rels, arch, out, srctree,
                carrier):
     """{path: text} of every file of the import: Kconfig.KEY of each node
     and NAME.config of each board that needs one (a stale one is
-    removed); @rels: {NAME: its defconfig under arch/ARCH/configs/}."""
+    removed by remove_stale()); @rels: {NAME: its defconfig under arch/ARCH/configs/}."""
     files = {}
     for key, node in sorted(nodes.items()):
         defconfig = 'arch/%s/configs/%s' % (arch, rels.get(key, key))
         if node.get('board'):
             ctext = config_text(key, defconfig, need[configs[key]])
-            cfg = os.path.join(out, key + '.config')
             if ctext:
-                files[cfg] = ctext
-            elif os.path.exists(cfg):
-                os.unlink(cfg)
+                files[os.path.join(out, key + '.config')] = ctext
         files[os.path.join(out, 'Kconfig.' + key)] = fragment_text(
             key, node, nodes, out, srctree, carrier, placed[key], defconfig)
     return files
@@ -469,11 +488,14 @@ def config_fragments(srctree, arch, frags):
             make = f.read()
     except OSError:
         make = ''
+    # each rule of the Makefile with its recipe
+    rules = re.findall(r'^([\w.%-]+):[^=\n]*\n((?:\t.*\n)*)', make, re.M)
     res = []
     for rel in frags:
         base = os.path.basename(rel)
-        used = sorted(set(re.findall(r'^([\w.-]+):.*\b%s\b' % re.escape(
-            base), make, re.M)))
+        word = re.compile(r'(?<![\w.-])%s(?:\.config)?(?![\w-])' %
+                          re.escape(base[:-len('.config')]))
+        used = sorted({t for t, recipe in rules if word.search(recipe)})
         res.append({'file': 'arch/%s/configs/%s' % (arch, rel),
                     'used_by': used,
                     'reason': 'a merge_config.sh fragment, not a defconfig: '
@@ -498,16 +520,12 @@ def import_arch(args, srctree, arch, out, work, bindir=None):
     configs = {n: c for n, (c, _) in configured.items()}
     need, conds = needs(prog, env, srctree, [configs[n] for n in
                                              sorted(configs)])
-    boards, bad = board_needs(srctree, arch, sorted(configs), configs, need)
+    carrier = args.carrier or tree_carrier(srctree, arch)
+    boards, bad, nodes, placed, groups, files, flat, choice = \
+        smallest_hierarchy(args, srctree, arch, configs, need, conds, rels,
+                           out, carrier)
     exceptions = dict(failed, **bad)
     names = sorted(boards)
-    flat = sum(len(b['select']) for b in boards.values())
-    nodes, placed, groups = place(boards, arch, {} if args.no_defaults
-                                  else conds, not args.no_groups,
-                                  args.group_saving)
-    carrier = args.carrier or tree_carrier(srctree, arch)
-    files = file_texts(nodes, placed, need, configs, rels, arch, out,
-                       srctree, carrier)
     written = sum(write_if_changed(p, t) for p, t in sorted(files.items()))
     removed = remove_stale(out, files)
     seconds = time.monotonic() - start
@@ -521,7 +539,8 @@ def import_arch(args, srctree, arch, out, work, bindir=None):
     report = figures(srctree, arch, out, {n: rels[n] for n in names}, nodes,
                      placed, groups, files, {n: dropped[n] for n in names},
                      flat)
-    report.update(carrier=carrier, files_written=written,
+    report.update(carrier=carrier, choice_level=choice,
+                  files_written=written,
                   files_removed=removed, import_seconds=round(seconds, 1),
                   exceptions=dict(exceptions),
                   not_imported=sorted(exceptions),
