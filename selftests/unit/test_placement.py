@@ -24,7 +24,7 @@ def test_hierarchy_leaves_out_levels_of_one():
     # cpu-v5 holds the two pxa boards; a level of one board (cpu-v7,
     # mach-qcom) is left out, and mach-pxa would repeat cpu-v5
     assert nodes['cpu-v5'] == {'parent': 'arm', 'boards': ['a', 'b']}
-    assert 'cpu-v7' not in nodes and 'mach-qcom' not in nodes
+    assert 'cpu-v7' not in nodes and 'qcom' not in nodes
     assert nodes['a']['parent'] == 'cpu-v5' and nodes['c']['parent'] == 'arm'
 
 
@@ -87,10 +87,44 @@ def test_parse_needs():
 
 
 def test_levels_of():
-    fam = {'PXA_A': 'pxa', 'PXA_B': 'pxa', 'QC': 'qcom'}
+    """The family defining most symbols at y, the member at y of the
+    tree's dividing choice."""
+    fam = {'PXA_A': 'mach-pxa', 'PXA_B': 'mach-pxa', 'QC': 'mach-qcom'}
+    choice = ['PPC_BOOK3S_32', 'PPC_85xx']
     assert placement.levels_of({'PXA_A': 'y', 'PXA_B': 'y', 'QC': 'y',
-                                'CPU_32v5': 'y'}, fam) == ('pxa', 'cpu-v5')
-    assert placement.levels_of({}, fam) == ('none', 'cpu-none')
+                                'PPC_85xx': 'y'}, fam, choice) == \
+        ('mach-pxa', 'ppc-85xx')
+    assert placement.levels_of({}, fam) == ('none', 'none')
+    # more than MULTI_FAMILIES families, none with half the symbols
+    many = {'S%d' % i: 'f%d' % i for i in range(5)}
+    assert placement.levels_of({s: 'y' for s in many}, many)[0] == 'multi'
+    many['S5'] = 'f0'
+    many['S6'] = 'f0'
+    many['S7'] = 'f0'
+    assert placement.levels_of({s: 'y' for s in many}, many)[0] == 'f0'
+
+
+def test_level_named_as_a_board():
+    """mips has ath79_defconfig and arch/mips/ath79/: the level gets
+    '-level'."""
+    sel = lambda *s: {(x, 'y') for x in s}
+    b = {n: {'family': 'ath79', 'cpu': 'none', 'default': {},
+             'select': sel('A')} for n in ('ath79', 'ath79b')}
+    b['other'] = {'family': 'x', 'cpu': 'none', 'default': {},
+                  'select': sel('B')}
+    nodes = placement.build_hierarchy(b, 'mips')
+    assert nodes['ath79'].get('board')
+    assert nodes['ath79-level']['boards'] == ['ath79', 'ath79b']
+
+
+def test_simplify():
+    assert placement.simplify('HID_SUPPORT && HID && HID') == \
+        'HID_SUPPORT && HID'
+    assert placement.simplify('(A || B) && C && (A || B)') == \
+        '(A || B) && C'
+    # an || at the top: left as it is
+    assert placement.simplify('A || B && B') == 'A || B && B'
+    assert placement.simplify('y') == 'y'
 
 
 def test_file_texts():
@@ -108,3 +142,40 @@ def test_file_texts():
     assert placement.config_text('a', 'D', {'choice': {'C'}, 'value': {
         'HZ': ('int', '100')}}) == '# a: D, the choices and values of ' \
         'Kconfig.a\nCONFIG_C=y\nCONFIG_HZ=100\n'
+
+
+def write(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def test_levels_and_carrier_from_a_tree(tmp_path):
+    """importer.tree_levels(), tree_carrier(), choice_levels(), the board
+    names: on a small arch/ folder of its own."""
+    from kbuildgate import importer
+    a = tmp_path / 'arch' / 'toy'
+    write(a / 'Kconfig', 'config MMU\n\tbool\n\tdefault y\n\n'
+          'config TOY\n\tdef_bool y\n\tselect A\n\tselect B if C || \\\n'
+          '\t\tD\n\thelp\n\t  text\n\n'
+          'choice\n\tprompt "Type"\nconfig T1\n\tbool "1"\n'
+          'config T2\n\tbool "2"\nendchoice\n')
+    write(a / 'platforms' / '85xx' / 'Kconfig', 'config P85\n\tbool "p"\n')
+    write(a / 'platforms' / 'Kconfig.cputype', 'menuconfig CPUX\n\tbool\n')
+    write(a / 'configs' / '85xx' / 'one_defconfig', '')
+    write(a / 'configs' / 'defconfig', '')
+    write(a / 'configs' / 'two_defconfig', '')
+    write(a / 'configs' / 'le.config', '')
+    fam, choices = importer.tree_levels(str(tmp_path), 'toy')
+    assert fam == {'P85': 'platforms-85xx', 'CPUX': 'platforms-cputype'}
+    assert choices == [['T1', 'T2']]
+    # the always-y symbol that selects most
+    assert importer.tree_carrier(str(tmp_path), 'toy') == 'TOY'
+    assert importer.arch_configs(str(tmp_path), 'toy') == (
+        {'85xx-one': '85xx/one_defconfig', 'defconfig': 'defconfig',
+         'two': 'two_defconfig'}, ['le.config'])
+    vals = {'a': {'T1': 'y'}, 'b': {'T1': 'y'}, 'c': {'T2': 'y'},
+            'd': {'T2': 'y'}}
+    assert importer.choice_levels(choices, vals) == [['T1', 'T2']]
+    # one class of two boards does not divide them
+    vals['c'] = vals['d'] = {'T1': 'y'}
+    assert importer.choice_levels(choices, vals) == []

@@ -170,26 +170,39 @@ def tree_levels(srctree, arch):
 
 
 def tree_carrier(srctree, arch):
-    """The symbol whose redefinitions carry a fragment's selects: the
-    first one of arch/ARCH/Kconfig that is always y (def_bool y, or bool
-    with default y, without prompt or dependency): ARM, PPC, SUPERH,
-    X86...  Raises UsageError when there is none."""
+    """The symbol whose redefinitions carry a fragment's selects: of the
+    symbols of arch/ARCH/Kconfig that are always y (def_bool y, or bool
+    with default y, without prompt or dependency), the one that selects
+    most, the architecture's own (ARM, PPC, SUPERH, X86...).  Raises
+    UsageError when there is none."""
     path = os.path.join(srctree, 'arch', arch, 'Kconfig')
     with open(path, errors='replace') as f:
         text = f.read()
+    best = None
     for m in re.finditer(r'^config\s+(\w+)\n((?:[ \t]+.*\n|\n)*)', text,
                          re.M):
-        attrs = set()
-        for line in m.group(2).splitlines():
-            line = line.strip()
+        attrs, selects, cont = set(), 0, False
+        for raw in m.group(2).splitlines():
+            line = raw.strip()
+            # a continued line, or one indented below an attribute (the
+            # rest of a long select), is part of the one above it
+            deeper, cont = cont or raw.startswith(('\t\t', '\t ')), \
+                raw.endswith('\\')
+            if deeper:
+                continue
             if line in ('help', '---help---'):
                 break       # the help text: what is before it decides
-            if line and not line.startswith(('select ', 'imply ', '#')):
+            if line.startswith('select '):
+                selects += 1
+            elif line and not line.startswith(('imply ', '#')):
                 attrs.add(line)
-        if attrs in ({'def_bool y'}, {'bool', 'default y'}):
-            return m.group(1)
-    raise UsageError('arch/%s/Kconfig: no symbol that is always y to carry '
-                     'the selects (--carrier SYM)' % arch)
+        if attrs in ({'def_bool y'}, {'bool', 'default y'}) and \
+                (not best or selects > best[0]):
+            best = (selects, m.group(1))
+    if not best:
+        raise UsageError('arch/%s/Kconfig: no symbol that is always y to '
+                         'carry the selects (--carrier SYM)' % arch)
+    return best[1]
 
 
 def read_config(path):

@@ -274,6 +274,28 @@ def config_text(key, defconfig, need):
         key, defconfig, key) + ''.join(sorted(lines))
 
 
+def top_level(cond, op):
+    """The operands of @cond joined by @op (' && ' or ' || ') outside
+    parentheses."""
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(cond):
+        depth += {'(': 1, ')': -1}.get(c, 0)
+        if depth == 0 and cond.startswith(op, i):
+            parts.append(cond[start:i])
+            start = i + len(op)
+    return parts + [cond[start:]]
+
+
+def simplify(cond):
+    """@cond (kconfig-import's, in Kconfig's syntax) without a conjunct
+    that it repeats: a default's condition and'ed with its menu's
+    dependencies often names one symbol twice ("HID && HID")."""
+    if len(top_level(cond, ' || ')) > 1:
+        return cond
+    terms = top_level(cond, ' && ')
+    return ' && '.join(t for i, t in enumerate(terms) if t not in terms[:i])
+
+
 def parse_needs(text):
     """The output of tools/import/kconfig-import: {path: {'select':
     {(SYM, y|m)}, 'value': {SYM: (type, text)}, 'choice': {SYM}, 'bad':
@@ -287,7 +309,7 @@ def parse_needs(text):
                                'bad': [], 'default': {}}
         elif word == 'cond':
             sym, cond = rest.split(' ', 1)
-            conds[sym] = cond
+            conds[sym] = simplify(cond)
         elif word == 'default':
             sym, t, r, d = rest.split()
             cur['default'][sym] = (t, r, d)
