@@ -557,6 +557,10 @@ def import_arch(args, srctree, arch, out, work, bindir=None):
                   files_removed=removed, import_seconds=round(seconds, 1),
                   exceptions=dict(exceptions),
                   not_imported=sorted(exceptions),
+                  all_defconfig_lines=sum(
+                      line_count(os.path.join(srctree, 'arch', arch,
+                                              'configs', r))
+                      for r in rels.values()),
                   config_fragments=config_fragments(
                       srctree, arch, arch_configs(srctree, arch)[1]))
     print('kconfig-fragment: import: %s: %d defconfig(s), %d lines -> %d '
@@ -577,11 +581,18 @@ def import_arch(args, srctree, arch, out, work, bindir=None):
     return ret, report
 
 
+def line_count(path):
+    """The lines of the file @path."""
+    with open(path, 'rb') as f:
+        return sum(1 for _ in f)
+
+
 def table_row(arch, r):
     """One architecture's line of the closing table."""
     return {'arch': arch,
             'defconfigs': r['defconfigs'] + len(r['not_imported']),
             'imported': r['defconfigs'],
+            'all_defconfig_lines': r['all_defconfig_lines'],
         'lines_before': r['defconfig_lines'], 'lines_after': r['lines'],
         'levels': len(r['levels']), 'groups': len(r['groups']),
         'identical': len(r.get('identical', ())),
@@ -594,16 +605,21 @@ def table_row(arch, r):
 def print_table(rows):
     """The closing table of --arch all, one line an architecture and the
     totals."""
-    cols = ('arch', 'defconfigs', 'lines_before', 'lines_after', 'levels',
-            'groups', 'identical', 'exceptions', 'dropped',
-            'config_fragments', 'import_seconds', 'check_seconds')
-    total = {c: sum(r[c] or 0 for r in rows) for c in cols[1:]}
+    cols = (('arch', 'arch'), ('defconfigs', 'defconfigs'),
+            ('all_defconfig_lines', 'lines'), ('imported', 'imported'),
+            ('lines_before', 'their lines'), ('lines_after', 'fragments'),
+            ('levels', 'levels'), ('groups', 'groups'),
+            ('identical', 'identical'), ('exceptions', 'exceptions'),
+            ('dropped', 'dropped'), ('config_fragments', '*.config'),
+            ('import_seconds', 'import s'), ('check_seconds', 'check s'))
+    total = {c: sum(r[c] or 0 for r in rows) for c, _ in cols[1:]}
     total['arch'] = 'total'
-    print(' '.join('%-10s' % c[:10] for c in cols))
+    fmt = '%-10s' + ' %11s' * (len(cols) - 1)
+    print(fmt % tuple(h for _, h in cols))
     for r in rows + [total]:
-        print(' '.join('%-10s' % ('-' if r[c] is None else
-                                  round(r[c], 1) if isinstance(r[c], float)
-                                  else r[c]) for c in cols))
+        print(fmt % tuple('-' if r[c] is None else
+                          '%.1f' % r[c] if isinstance(r[c], float)
+                          else r[c] for c, _ in cols))
 
 
 def import_all(args):
