@@ -1,15 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0
 """kconfig-fragment import on every architecture of 7.2 (issue 39).
 
-On the real 7.2 tree with the series (build/7.2/patched): a few boards
-of a few architectures in the everyday tier, each regenerating its
+On the real 7.2 tree with the series (KERNEL_VERSION=7.2, CI's tree
+run): a few boards of two architectures, each regenerating its
 defconfig's .config byte for byte under KCONFIG_WERROR=1 (powerpc's
-boards of configs/85xx/, named 85xx-NAME; riscv's configs/defconfig,
-named defconfig; sh), the levels found from each tree, the hierarchy
-committed inside the tree and used from another copy of it, and
-kautobuild --fragments over a folder an architecture with its JUnit and
-the CI fan-out by architecture.  Every defconfig of every architecture
-is the slow test (IMPORT_ALL=1) and "make -f Kbuild.mk import-all".
+boards of configs/85xx/, named 85xx-NAME, and mpc5200; riscv's
+configs/defconfig, named defconfig, and two nommu boards), the levels
+and the carrier found from each tree, the architectures' own *.config
+fragments named, the hierarchy written inside the tree and used from
+another copy of it, and kautobuild --fragments over a folder an
+architecture with its JUnit and the CI fan-out by architecture.  Every
+defconfig of every architecture is the slow test (IMPORT_ALL=1), "make
+-f Kbuild.mk import-all KERNEL_VERSION=7.2" and kconfig-bench's part
+"import".
 """
 
 import json
@@ -22,24 +25,35 @@ import xml.etree.ElementTree as ET
 import pytest
 import yaml
 
-from conftest import BUILD, TOP
+from conftest import BUILD, KERNEL_VERSION, PATCHED, TOP
 
 sys.path.insert(0, str(TOP / 'tools'))
 from kbuildgate import ci, importer, kmake  # noqa: E402
 
-TREE = BUILD / '7.2' / 'patched'
+# the 7.2 tree: CI's "check KERNEL_VERSION=7.2 CHECK_SET=tree" run
+pytestmark = pytest.mark.skipif(
+    KERNEL_VERSION != '7.2', reason='the boards and figures are those of '
+    '7.2: KERNEL_VERSION=7.2')
+TREE = PATCHED
 TOOL = str(TOP / 'tools' / 'kconfig-fragment')
 KAUTOBUILD = str(TOP / 'tools' / 'kautobuild')
 # a few boards of a few architectures: the everyday tier
 FEW = {
     'powerpc': ['85xx/tqm8540', '85xx/tqm8541', '85xx/tqm8555', 'mpc5200'],
     'riscv': ['defconfig', 'nommu_virt', 'nommu_k210'],
-    'sh': ['rsk7201', 'rsk7203', 'se7206'],
 }
+# each architecture's own symbol, which carries the selects
+CARRIERS = {'alpha': 'ALPHA', 'arc': 'ARC', 'arm': 'ARM', 'arm64': 'ARM64',
+            'csky': 'CSKY', 'hexagon': 'HEXAGON', 'loongarch': 'LOONGARCH',
+            'm68k': 'M68K', 'microblaze': 'MICROBLAZE', 'mips': 'MIPS',
+            'nios2': 'NIOS2', 'openrisc': 'OPENRISC', 'parisc': 'PARISC',
+            'powerpc': 'PPC', 'riscv': 'RISCV', 's390': 'S390',
+            'sh': 'SUPERH', 'sparc': 'SPARC', 'um': 'UML', 'x86': 'X86',
+            'xtensa': 'XTENSA'}
 
 
 @pytest.fixture(scope='module', autouse=True)
-def tree():
+def tree(trees):
     if not (TREE / 'scripts' / 'kconfig' / 'conf.c').is_file():
         pytest.fail('%s is missing: make -f Kbuild.mk trees '
                     'KERNEL_VERSION=7.2' % TREE)
@@ -107,11 +121,23 @@ def test_levels_found_from_each_tree(imported):
         parents['85xx-tqm8555'] != 'powerpc'
     levels = {lv['level'] for lv in report['levels']}
     assert 'platforms-85xx' in levels or 'ppc-85xx' in levels, levels
-    assert imported['sh'][2]['carrier'] == 'SUPERH'
     assert imported['riscv'][2]['carrier'] == 'RISCV'
     # every file ends at the architecture's level, which sources Kconfig
     top = (out / 'Kconfig.powerpc').read_text()
     assert re.search(r'^source "Kconfig"$', top, re.M)
+
+
+def test_every_architecture_and_its_carrier():
+    """The 21 architectures of 7.2 with a defconfig, their 327
+    defconfigs (subfolders too), and the always-y symbol of each that
+    selects most."""
+    arches = importer.tree_arches(str(TREE))
+    assert {a: importer.tree_carrier(str(TREE), a) for a in arches} == \
+        CARRIERS
+    assert sum(len(importer.arch_configs(str(TREE), a)[0])
+               for a in arches) == ALL_DEFCONFIGS
+    assert importer.arch_configs(str(TREE), 'powerpc')[0][
+        '85xx-tqm8540'] == '85xx/tqm8540_defconfig'
 
 
 def test_config_fragments_named(imported):
@@ -185,10 +211,10 @@ def test_kautobuild_and_fanout_by_architecture(imported, tmp_path):
     schemas."""
     every = tmp_path / 'every'
     every.mkdir()
-    for arch in ('riscv', 'sh'):
+    for arch in ('powerpc', 'riscv'):
         (every / arch).symlink_to(imported[arch][0])
     results = []
-    for arch in ('riscv', 'sh'):
+    for arch in ('powerpc', 'riscv'):
         ps = run(KAUTOBUILD, '--config-only', '--srctree', TREE, '--arch',
                  arch, '--fragments', every / arch, '--out',
                  tmp_path / 'kb' / arch, '--json', tmp_path / (arch + '.json'),
@@ -203,7 +229,7 @@ def test_kautobuild_and_fanout_by_architecture(imported, tmp_path):
     ps = run(KAUTOBUILD, '--merge', *results, '--junit', tmp_path / 'all.xml')
     assert ps.returncode == 0, ps.stdout
     assert len(list(ET.parse(tmp_path / 'all.xml').getroot().iter(
-        'testcase'))) == len(FEW['riscv']) + len(FEW['sh'])
+        'testcase'))) == len(FEW['riscv']) + len(FEW['powerpc'])
     # one kautobuild over the whole folder: boards named ARCH/NAME
     ps = run(KAUTOBUILD, '--list', '--srctree', TREE, '--fragments', every)
     assert ps.returncode == 0, ps.stdout
@@ -211,8 +237,9 @@ def test_kautobuild_and_fanout_by_architecture(imported, tmp_path):
     assert sorted(t['name'] for t in listed) == sorted(
         '%s/%s' % (a, importer.board_name(
             b if b == 'defconfig' else b + '_defconfig'))
-        for a in ('riscv', 'sh') for b in FEW[a])
-    assert {t['name']: t['arch'] for t in listed}['sh/rsk7201'] == 'sh'
+        for a in ('powerpc', 'riscv') for b in FEW[a])
+    assert {t['name']: t['arch'] for t in listed}[
+        'powerpc/85xx-tqm8540'] == 'powerpc'
     schemas = BUILD / ci.SCHEMAS_TGZ
     for kind in ('gitlab', 'github'):
         ps = run(KAUTOBUILD, '--ci', kind, '--config-only', '--srctree', TREE,
@@ -225,10 +252,10 @@ def test_kautobuild_and_fanout_by_architecture(imported, tmp_path):
         doc = yaml.safe_load(text)
         if kind == 'gitlab':
             assert doc['gate']['parallel']['matrix'] == [
-                {'KAUTOBUILD_ARCH': ['riscv', 'sh']}]
+                {'KAUTOBUILD_ARCH': ['powerpc', 'riscv']}]
         else:
             assert doc['jobs']['gate']['strategy']['matrix'] == {
-                'arch': ['riscv', 'sh']}
+                'arch': ['powerpc', 'riscv']}
         assert 'kconfig-fragment" import' in text
         assert '--fragments "fragments/' in text
 
