@@ -4,9 +4,22 @@ fragment in a hierarchy of Kconfig files that regenerates its .config.
 
   kconfig-fragment import --srctree TREE --arch ARCH --out DIR
                           [--check] [--json FILE] [DEFCONFIG...]
+  kconfig-fragment import --srctree TREE --arch all --out DIR
+                          [--check] [--json FILE]
 
-DEFCONFIG is a name of arch/ARCH/configs/ (with or without _defconfig);
-without any, every defconfig of the architecture.
+DEFCONFIG is a defconfig of arch/ARCH/configs/ (85xx/tqm8540, with or
+without _defconfig, or its board name 85xx-tqm8540); without any, every
+defconfig of the architecture, those of its subfolders too.  A board is
+named by its path under configs/ without _defconfig, '/' as '-';
+configs/defconfig is the board "defconfig".  --arch all imports every
+architecture of the tree that has a defconfig, each in OUT/ARCH/, and
+ends with a table: an architecture a line, its defconfigs and their
+lines, the fragments' lines, levels, groups, boards identical,
+exceptions, dropped lines, its *.config fragments (named in the JSON,
+each with the Makefile targets that merge it), the seconds of the
+import and of --check.  A defconfig that cannot be imported (its own
+configuration fails, a choice in m mode) is named with its reason and
+makes the exit status 1.
 
 Steps:
 
@@ -21,12 +34,14 @@ Steps:
      give them, the int/hex/string values that are not their default,
      and the choice members that are not their choice's default;
   3. group the boards into levels found from the tree: the family (the
-     arch/ARCH/mach-* folder that defines most of the symbols a
-     configuration has at y; "multi" when it enables more than
-     MULTI_FAMILIES of them), then the CPU architectures (the CPU_32v*
-     symbols at y), then the architecture; a level with one child is left
-     out.  Each level selects what every board below it needs, and no
-     more;
+     Kconfig file of a subfolder of arch/ARCH/ that defines most of the
+     symbols a configuration has at y, named by its path: mach-pxa,
+     platforms-85xx; "multi" when more than MULTI_FAMILIES have some and
+     none has half; a file every board uses is the architecture's), then
+     the member at y of the tree's choice that divides the boards (of
+     the choices of arch/ARCH/, the one that makes the fewest lines, or
+     none), then the architecture; a level with one child is left out.
+     Each level selects what every board below it needs, and no more;
   4. what several boards share beyond their levels goes in a group,
      DIR/Kconfig.shared-..., that each of them sources (greedy: the
      groups that save most lines first; --no-groups leaves them out);
@@ -37,7 +52,7 @@ Steps:
      not write (their first line says so) are removed.
 
 The selects are those of a redefinition of the architecture's symbol
-(config ARM), written after 'source': a symbol of the fragment's own, or
+(config ARM; tree_carrier()), written after 'source': a symbol of the fragment's own, or
 a redefinition before the tree, would be written to .config (at the top)
 and the .config would not be the defconfig's.  A module is "select SYM
 if m": the select's value is ARM && m, that is m.  An int, hex or
