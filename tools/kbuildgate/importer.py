@@ -535,6 +535,21 @@ def config_fragments(srctree, arch, frags):
     return res
 
 
+def dropped_summary(arch, report):
+    """One line: the dropped defconfig lines of @arch's @report, by kind
+    and by defconfig, most first."""
+    kinds = collections.Counter(d['kind'] for b in report['boards'].values()
+                                for d in b['dropped'])
+    per = sorted(((len(b['dropped']), n) for n, b in
+                  report['boards'].items() if b['dropped']),
+                 key=lambda x: (-x[0], x[1]))
+    return 'kconfig-fragment: %s: dropped: %d line(s) in %d defconfig(s)%s%s' \
+        % (arch, report['dropped'], report['dropped_files'],
+           ' (%s)' % ', '.join('%d %s' % (k, w) for w, k in
+                               kinds.most_common()) if kinds else '',
+           ': ' + ', '.join('%s %d' % (n, k) for k, n in per) if per else '')
+
+
 def import_arch(args, srctree, arch, out, work, bindir=None):
     """Import the defconfigs of @arch (args.defconfigs, or every one) into
     @out, with @work for the configurations.  Returns (exit status,
@@ -589,6 +604,7 @@ def import_arch(args, srctree, arch, out, work, bindir=None):
               report['flat_selects'], report['dropped'],
               report['dropped_files'], len(exceptions), written, removed,
               seconds), flush=True)
+    print(dropped_summary(arch, report), flush=True)
     ret = 1 if exceptions else 0
     if args.check:
         ret = max(ret, check_all(srctree, arch, out, work, names, configs,
