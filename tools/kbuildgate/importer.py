@@ -109,11 +109,31 @@ def configure_defconfigs(srctree, arch, out, rels):
     for t, res in run.configure.batch([t for _, t in targets.values()]):
         n = targets[t.name][0]
         if res['status'] != 'PASS' or not t.result['config']:
-            failed[n] = 'make %s failed: %s' % (rels[n], ' '.join(
-                (res.get('reason') or 'no .config').splitlines()[:2]))
+            failed[n] = failure_reason(rels[n], res, t.result)
         else:
             done[n] = (t.result['config'], t.result['dropped'])
     return done, failed
+
+
+def failure_reason(rel, res, result):
+    """Why the defconfig @rel (under configs/) has no .config to import:
+    its batch result @res and its target's @result.  An unmet select of
+    the defconfig's own configuration is named, with what blocks it:
+    KCONFIG_WERROR=1 refuses that configuration, so no fragment can
+    regenerate it."""
+    unmet = result.get('unmet') or []
+    if unmet:
+        return 'make %s has %s: KCONFIG_WERROR=1 refuses its own ' \
+            'configuration, so no fragment can regenerate it' % (
+                rel, '; '.join(
+                    '%s selected by %s with unmet dependencies (blocked by '
+                    '%s)' % (u['symbol'], ', '.join(
+                        '%s at %s:%s' % (s['symbol'], s['file'], s['line'])
+                        for s in u['selectors']),
+                        ' && '.join(b['expr'] for b in u['blocking']) or
+                        '?') for u in unmet))
+    return 'make %s failed: %s' % (rel, ' '.join(
+        (res.get('reason') or 'no .config').splitlines()[:2]))
 
 
 def helper(srctree, arch, cache, bindir=None):
