@@ -579,6 +579,9 @@ def import_arch(args, srctree, arch, out, work, bindir=None):
     start = time.monotonic()
     configured, failed = configure_defconfigs(srctree, arch, os.path.join(
         work, 'defconfigs'), rels)
+    if not configured:
+        raise UsageError('%s: no defconfig to import: %s' % (
+            arch, '; '.join('%s: %s' % kv for kv in sorted(failed.items()))))
     prog, env = helper(srctree, arch, os.path.join(work, 'helper'), bindir)
     configs = {n: c for n, (c, _) in configured.items()}
     need, conds = needs(prog, env, srctree, [configs[n] for n in
