@@ -264,7 +264,8 @@ def fragment_text(key, node, nodes, out, srctree, carrier, defaults,
 
 def config_text(key, defconfig, need):
     """What the fragment cannot say in place, as KCONFIG_ALLCONFIG: the
-    choice members and the values that are not their defaults."""
+    choice members, the values that are not their defaults, and a bool or
+    tristate that a select would leave unmet (kconfig-import's "set")."""
     lines = ['CONFIG_%s=y\n' % s for s in sorted(need['choice'])]
     lines += ['CONFIG_%s=%s\n' % (s, v[1])
               for s, v in sorted(need['value'].items())]
@@ -319,6 +320,9 @@ def parse_needs(text):
         elif word == 'value':
             sym, typ, text = rest.split(' ', 2)
             cur['value'][sym] = ({'integer': 'int'}.get(typ, typ), text)
+        elif word == 'set':
+            sym, level = rest.split()
+            cur['value'][sym] = ('bool', level)
         elif word == 'choice':
             cur['choice'].add(rest)
         elif word == 'tristate-choice':
