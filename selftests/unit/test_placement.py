@@ -179,3 +179,37 @@ def test_levels_and_carrier_from_a_tree(tmp_path):
     # one class of two boards does not divide them
     vals['c'] = vals['d'] = {'T1': 'y'}
     assert importer.choice_levels(choices, vals) == []
+
+
+def test_bench_import_goals():
+    """kconfig-bench's part "import": a missed goal is named (an arch
+    with more than two defconfigs not smaller, an unchecked board, an
+    exception without its reason, the time)."""
+    from kbuildgate import bench_import
+
+    def arch(**kw):
+        r = {'defconfigs': 3, 'identical': ['a', 'b', 'c'],
+             'exceptions': {}, 'not_imported': [], 'import_seconds': 10,
+             'check_seconds': 20}
+        r.update(kw)
+        return r
+
+    def row(name, n, before, after):
+        return {'arch': name, 'defconfigs': n, 'lines_before': before,
+                'lines_after': after}
+
+    doc = {'arches': {'x': arch(), 'y': arch(
+        defconfigs=2, identical=['a'], exceptions={'b': 'differs',
+                                                   'c': 'refused'},
+        not_imported=['c'])},
+        'table': [row('x', 3, 100, 90), row('y', 3, 100, 80)]}
+    assert bench_import.goals_of(doc) == []
+    doc['table'][0]['lines_after'] = 100
+    doc['arches']['y']['exceptions']['b'] = ''
+    doc['arches']['x']['identical'] = ['a', 'b']
+    doc['arches']['x']['import_seconds'] = bench_import.IMPORT_SECONDS
+    assert bench_import.goals_of(doc) == [
+        'x: 2 of 3 boards checked', 'y: exceptions without a reason: b',
+        "x: 100 lines of fragments, not fewer than the defconfigs' 100",
+        'import %d s > %d s' % (bench_import.IMPORT_SECONDS + 10,
+                                bench_import.IMPORT_SECONDS)]

@@ -63,7 +63,7 @@ defconfig of every architecture of the tree as a hierarchy of fragments
 (docs/import.md), each board's .config regenerated under
 KCONFIG_WERROR=1 and compared byte for byte (bench_import.py): the time
 of the import (goal: <= 900 s) and of the regeneration of every board
-(goal: <= 2400 s, two at a time), every board identical or named as an
+(goal: <= 1800 s, two at a time), every board identical or named as an
 exception with its reason, and fewer lines than the defconfigs in every
 architecture with more than two.
 
