@@ -92,8 +92,12 @@ from .run import Options, Run
 def configure_defconfigs(srctree, arch, out, rels):
     """Every defconfig of @rels ({NAME: its path under arch/ARCH/configs/})
     in one batch (the configure step of run.Run): ({name: (.config,
-    dropped entries)}, {name: why it failed}).  Raises UsageError when
-    the tree has no "make batchconfig"."""
+    dropped entries)}, {name: why it failed}, {name: why KCONFIG_WERROR=1
+    refuses it}).  A defconfig whose own configuration has an unmet
+    select is configured again alone without KCONFIG_WERROR, and
+    imported: its board then fails the check and the gate as the
+    defconfig does.  Raises UsageError when the tree has no "make
+    batchconfig"."""
     run = Run(Options(config_only=True), srctree, out)
     if not run.batch:
         raise UsageError('%s has no "make batchconfig": is the series '
@@ -105,14 +109,24 @@ def configure_defconfigs(srctree, arch, out, rels):
                    'defconfig', arch, defconfig=rel)
         t.result = {'steps': {}}
         targets[t.name] = (n, t)
-    done, failed = {}, {}
+    done, failed, refused = {}, {}, {}
     for t, res in run.configure.batch([t for _, t in targets.values()]):
         n = targets[t.name][0]
-        if res['status'] != 'PASS' or not t.result['config']:
-            failed[n] = failure_reason(rels[n], res, t.result)
-        else:
+        if res['status'] == 'PASS' and t.result['config']:
             done[n] = (t.result['config'], t.result['dropped'])
-    return done, failed
+            continue
+        failed[n] = failure_reason(rels[n], res, t.result)
+        if not t.result.get('unmet'):
+            continue
+        d = os.path.join(out, '.unmet', t.name)
+        os.makedirs(d, exist_ok=True)
+        r = kmake.configure(srctree, d, arch, rels[n], werror=False,
+                            log=os.path.join(d, 'configure.log'))
+        if r['returncode'] == 0 and os.path.isfile(os.path.join(d,
+                                                                '.config')):
+            done[n] = (os.path.join(d, '.config'), t.result['dropped'])
+            refused[n] = failed.pop(n)
+    return done, failed, refused
 
 
 def failure_reason(rel, res, result):
@@ -577,8 +591,8 @@ def import_arch(args, srctree, arch, out, work, bindir=None):
     rels = defconfig_names(srctree, arch, args.defconfigs)
     os.makedirs(out, exist_ok=True)
     start = time.monotonic()
-    configured, failed = configure_defconfigs(srctree, arch, os.path.join(
-        work, 'defconfigs'), rels)
+    configured, failed, refused = configure_defconfigs(
+        srctree, arch, os.path.join(work, 'defconfigs'), rels)
     if not configured:
         raise UsageError('%s: no defconfig to import: %s' % (
             arch, '; '.join('%s: %s' % kv for kv in sorted(failed.items()))))
@@ -602,13 +616,15 @@ def import_arch(args, srctree, arch, out, work, bindir=None):
             print(line)
     for n, why in sorted(exceptions.items()):
         print('arch/%s/configs/%s: not imported: %s' % (arch, rels[n], why))
+    for n, why in sorted(refused.items()):
+        print('arch/%s/configs/%s: imported, but %s' % (arch, rels[n], why))
     report = figures(srctree, arch, out, {n: rels[n] for n in names}, nodes,
                      placed, groups, files, {n: dropped[n] for n in names},
                      flat)
     report.update(carrier=carrier, choice_level=choice,
                   files_written=written,
                   files_removed=removed, import_seconds=round(seconds, 1),
-                  exceptions=dict(exceptions),
+                  exceptions=dict(exceptions, **refused),
                   not_imported=sorted(exceptions),
                   all_defconfig_lines=sum(
                       line_count(os.path.join(srctree, 'arch', arch,
@@ -628,10 +644,13 @@ def import_arch(args, srctree, arch, out, work, bindir=None):
               report['dropped_files'], len(exceptions), written, removed,
               seconds), flush=True)
     print(dropped_summary(arch, report), flush=True)
-    ret = 1 if exceptions else 0
+    ret = 1 if exceptions or refused else 0
     if args.check:
         ret = max(ret, check_all(srctree, arch, out, work, names, configs,
                                  report))
+        # the reason of a board that KCONFIG_WERROR=1 refuses is the
+        # defconfig's own unmet select
+        report['exceptions'].update(refused)
     return ret, report
 
 
