@@ -224,7 +224,7 @@ import-all: trees
 	$(PYTHON3) $(TOP)/tools/kautobuild --merge $(IMPORT_ALL_OUT)/results/*.json \
 		--json $(IMPORT_ALL_OUT)/kautobuild.json \
 		--junit $(IMPORT_ALL_OUT)/kautobuild.xml | grep '^kautobuild:'; \
-	echo "import-all: kautobuild configured every board in $$(( $$(date +%s) - start )) s; JUnit: $$(grep -c '<testcase' $(IMPORT_ALL_OUT)/kautobuild.xml) cases"; \
+	echo "import-all: kautobuild configured every board in $$(( $$(date +%s) - start )) s; JUnit: $$(grep -c '<testcase .*name="configure"' $(IMPORT_ALL_OUT)/kautobuild.xml) configure cases, $$(grep -c '<failure' $(IMPORT_ALL_OUT)/kautobuild.xml) failed"; \
 	for ci in gitlab github; do \
 		$(PYTHON3) $(TOP)/tools/kautobuild --ci $$ci --config-only \
 			--srctree $(TREES)/patched --fragments $(IMPORT_ALL_OUT)/boards \
