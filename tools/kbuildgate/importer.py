@@ -197,7 +197,7 @@ def tree_levels(srctree, arch):
     choice of any of its files, in the order of the files)."""
     fam, choices = {}, []
     adir = os.path.join(srctree, 'arch', arch)
-    for root, dirs, files in os.walk(adir):
+    for root, dirs, files in os.walk(adir, followlinks=True):
         dirs.sort()
         for f in sorted(files):
             if not f.startswith('Kconfig'):
@@ -343,7 +343,7 @@ def arch_configs(srctree, arch):
     subfolders too; [path of every *.config fragment there])."""
     cfgdir = os.path.join(srctree, 'arch', arch, 'configs')
     defs, frags = {}, []
-    for root, dirs, files in os.walk(cfgdir):
+    for root, dirs, files in os.walk(cfgdir, followlinks=True):
         dirs.sort()
         for f in sorted(files):
             rel = os.path.relpath(os.path.join(root, f), cfgdir)
