@@ -32,9 +32,11 @@
 #                  gate over the ARM defconfigs: stock, one make each, and
 #                  make batchconfig; the audit of the whole tree (cold, CPU),
 #                  again from the cache, and a one-file --patch against the
-#                  cached tree; every defconfig of every architecture
-#                  imported and regenerated (tools/kconfig-bench; exit 1 on
-#                  a missed goal)
+#                  cached tree; on stock 7.2, ARM cold and every architecture
+#                  cold and warm (--arch all, about an hour on a loaded
+#                  machine); every defconfig of every architecture imported
+#                  and regenerated (tools/kconfig-bench; exit 1 on a missed
+#                  goal)
 #   diffharness    random board fragments on ARM and x86, stock kconfig against
 #                  patched (identical .config, same warnings, each once), then
 #                  the hints followed round by round (tools/kconfig-diffharness);
@@ -65,7 +67,7 @@
 #                  e.g. --config-only, or targets; results in build/out/
 #   audit          every select that some configuration can leave unmet, by
 #                  PicoSAT, confirmed by conf (tools/kconfig-audit), for
-#                  AUDIT_ARCHS (default: arm x86); results in
+#                  AUDIT_ARCHS (default: arm x86; "all": every one); results in
 #                  build/out/audit/ARCH.json, answers cached in
 #                  build/cache/audit (docs/audit.md: --base, --patch)
 #   sanitize       conf under ASan/UBSan/LSan on every ARM defconfig, all*,

@@ -145,6 +145,57 @@ def pytest_configure(config):
                    'left out of "make -f Kbuild.mk test"')
 
 
+# The topic series of 7.2 that fix unmet selects of the stock tree
+# (kernel-patches/7.2/TOPIC/): with them the patched tree no longer has
+# REAL_UNMET (GIC_V3_UNMET is the irqchip topic's).  The tests of how the
+# series reports a real unmet select run on the patched tree with these
+# topics reverted (the unfixed fixture); test_identical expects the
+# configuration they change (FIX_TOPIC_CHANGES).
+FIX_TOPICS = ('irqchip', 'drm-imx', 'media-marvell', 'asoc-au1x',
+              'asoc-renesas') \
+    if KERNEL_VERSION == '7.2' else ()
+FIX_TOPIC_CHANGES = {'arm-real-unmet': {'-CONFIG_HAVE_ARM_SMCCC_DISCOVERY=y'}} \
+    if KERNEL_VERSION == '7.2' else {}
+
+
+def fix_topic_patches():
+    """The patches of FIX_TOPICS, in series order."""
+    out = []
+    for topic in FIX_TOPICS:
+        for line in (SERIES_DIR / topic / 'series').read_text().splitlines():
+            line = line.split('#')[0].strip()
+            if line:
+                out.append(SERIES_DIR / topic / line)
+    return out
+
+
+@pytest.fixture(scope='session')
+def unfixed(tmp_path_factory):
+    """PATCHED with the fix topics reverted: the series' kconfig on a tree
+    that has REAL_UNMET.  PATCHED itself where there are none (6.1,
+    6.12); for 7.2 a copy, of hard links but for the files the topics
+    change, which are written anew before patch -R."""
+    patches = fix_topic_patches()
+    if not patches:
+        return PATCHED
+    dest = tmp_path_factory.mktemp('unfixed') / 'tree'
+    # the tree itself, not a link to it (cp -a copies a link as a link)
+    subprocess.run(['cp', '-al', str(PATCHED.resolve()), str(dest)],
+                   check=True)
+    assert dest.is_dir() and not dest.is_symlink()
+    for patch in reversed(patches):
+        for rel in re.findall(r'^\+\+\+ b/(\S+)', patch.read_text(), re.M):
+            f = dest / rel
+            if f.is_file():
+                data = f.read_bytes()
+                f.unlink()          # never write through a hard link
+                f.write_bytes(data)
+        subprocess.run(['patch', '-R', '-p1', '--fuzz=0', '-s', '-f',
+                        '--no-backup-if-mismatch', '-i', str(patch)],
+                       cwd=dest, check=True)
+    return dest
+
+
 def real_unmet_env(path):
     """The environment of REAL_UNMET.target, its KCONFIG_ALLCONFIG
     written to @path."""

@@ -217,21 +217,28 @@ def test_patch_fixes_a_finding(env, base, tmp_path):
     assert s['selects'] - s['carried'] - s['reused'] < 200
 
 
-def test_base_rev(env, base, tmp_path):
-    """--base-rev REV on a git tree: a git repository of the tree's
-    Kconfig files, the i2c patch committed on top, audited against
-    HEAD~1."""
+def kconfig_repo(tree, tmp_path, patch):
+    """A git repository, TMP/repo, of @tree's Kconfig files and scripts/,
+    with the git-format @patch (text) committed on top."""
     repo = tmp_path / 'repo'
-    audit_review.copy_kconfig_tree(PATCHED, repo)
+    audit_review.copy_kconfig_tree(tree, repo)
     git = ['git', '-C', str(repo), '-c', 'user.name=t',
            '-c', 'user.email=t@example.org']
     subprocess.run(git[:3] + ['init', '-q'], check=True)
     subprocess.run(git + ['add', '-A'], check=True)
     subprocess.run(git + ['commit', '-q', '-m', 'base'], check=True)
-    text, path, line = i2c_patch()
-    (tmp_path / 'i2c.patch').write_text(text)
-    subprocess.run(git + ['am', '-q', str(tmp_path / 'i2c.patch')],
+    (tmp_path / 'change.patch').write_text(patch)
+    subprocess.run(git + ['am', '-q', str(tmp_path / 'change.patch')],
                    check=True)
+    return repo
+
+
+def test_base_rev(env, base, tmp_path):
+    """--base-rev REV on a git tree: a git repository of the tree's
+    Kconfig files, the i2c patch committed on top, audited against
+    HEAD~1."""
+    text, path, line = i2c_patch()
+    repo = kconfig_repo(PATCHED, tmp_path, text)
     ps, doc = run(env, tmp_path, '--base-rev', 'HEAD~1', '--srctree', repo)
     assert ps.returncode == 1
     assert [(f['selector'], f['line']) for f in doc['findings']

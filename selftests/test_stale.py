@@ -9,7 +9,7 @@ with unmet selects, synced once by a plain "make prepare", then passes
 
 import pytest
 
-from conftest import PATCHED, PRISTINE, REAL_UNMET, kmake, real_unmet_env
+from conftest import PRISTINE, REAL_UNMET, kmake, real_unmet_env
 
 
 # "make prepare" builds the host programs and prepares the tree, twice:
@@ -34,13 +34,13 @@ def test_stock_stale_build_passes(tmp_path):
     assert ps.returncode == 0
 
 
-def test_stale_build_fails(tmp_path):
+def test_stale_build_fails(tmp_path, unfixed):
     out = tmp_path / 'out'
-    synced_real_unmet(PATCHED, out)
+    synced_real_unmet(unfixed, out)
     record = out / 'include/config/auto.conf.unmet'
     assert record.read_text() == REAL_UNMET.warning + '\n'
 
-    ps = kmake(PATCHED, out, 'prepare', arch='arm', jobs=2,
+    ps = kmake(unfixed, out, 'prepare', arch='arm', jobs=2,
                env={'KCONFIG_WERROR': '1'})
     assert ps.returncode != 0
     assert '%s [=y] selects %s' % (REAL_UNMET.selector, REAL_UNMET.symbol) \
@@ -49,14 +49,14 @@ def test_stale_build_fails(tmp_path):
         in ps.stdout
 
     # Without KCONFIG_WERROR the build goes on as before.
-    assert kmake(PATCHED, out, 'prepare', arch='arm').returncode == 0
+    assert kmake(unfixed, out, 'prepare', arch='arm').returncode == 0
 
     # Once the configuration is fixed, the record goes, and the gate passes.
-    ps = kmake(PATCHED, out, 'olddefconfig', arch='arm',
+    ps = kmake(unfixed, out, 'olddefconfig', arch='arm',
                env={'KCONFIG_ALLCONFIG': ''})
     (out / '.config').write_text((out / '.config').read_text().replace(
         *REAL_UNMET.fix))
-    ps = kmake(PATCHED, out, 'prepare', arch='arm', jobs=2,
+    ps = kmake(unfixed, out, 'prepare', arch='arm', jobs=2,
                env={'KCONFIG_WERROR': '1'})
     assert ps.returncode == 0, ps.stdout
     assert not record.exists()

@@ -63,16 +63,16 @@ def test_stock_real_unmet_passes_the_gate(tmp_path):
     assert (tmp_path / 'out' / '.config').exists()
 
 
-def test_patched_real_unmet_fails_the_gate(tmp_path):
+def test_patched_real_unmet_fails_the_gate(tmp_path, unfixed):
     env = dict(real_unmet_env(tmp_path / 'all.config'), KCONFIG_WERROR='1')
-    ps = kmake(PATCHED, tmp_path / 'out', REAL_UNMET.target, arch='arm',
+    ps = kmake(unfixed, tmp_path / 'out', REAL_UNMET.target, arch='arm',
                env=env)
     assert ps.returncode != 0
     assert unmet_reports(ps.stdout) == [REAL_UNMET.symbol]
     assert not (tmp_path / 'out' / '.config').exists()
 
 
-def test_stock_lines_kept_on_the_real_tree(tmp_path):
+def test_stock_lines_kept_on_the_real_tree(tmp_path, unfixed):
     """Every line that stock prints for the tree's real unmet select (7.2
     and 6.12: ARM_GIC_V3 selecting HAVE_ARM_SMCCC_DISCOVERY; 6.1:
     TEST_MAPLE_TREE selecting DEBUG_MAPLE_TREE), the blank line, the
@@ -83,7 +83,7 @@ def test_stock_lines_kept_on_the_real_tree(tmp_path):
     env = real_unmet_env(tmp_path / 'all.config')
     stock = kmake(PRISTINE, tmp_path / 'stock', REAL_UNMET.target,
                   arch='arm', env=env)
-    ours = kmake(PATCHED, tmp_path / 'ours', REAL_UNMET.target, arch='arm',
+    ours = kmake(unfixed, tmp_path / 'ours', REAL_UNMET.target, arch='arm',
                  env=env)
     assert stock.returncode == 0 and ours.returncode == 0, ours.stdout
     # the blank line, the WARNING line and the indented ones after it

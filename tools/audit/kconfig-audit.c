@@ -81,6 +81,19 @@
 #include <time.h>
 
 /*
+ * What the kconfig sources of one version have and another lacks, so that
+ * the program builds against any tree, with or without the series: 6.9
+ * moved xmalloc() and friends to scripts/include/xalloc.h, which a stock
+ * conf.c does not include, and 6.1 has no ARRAY_SIZE().
+ */
+#if __has_include(<xalloc.h>)
+#include <xalloc.h>
+#endif
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(arr)	(sizeof(arr) / sizeof((arr)[0]))
+#endif
+
+/*
  * Linux 6.11 reworked choices (no P_CHOICE: the choice menu lists its
  * members), and 6.12 keeps the symbols and the files in hash tables, a
  * property's file as a name.  tools/audit/build defines
@@ -89,7 +102,9 @@
 #ifdef KCONFIG_CHOICE_MENUS
 #define for_each_symbol(i, sym)	for_all_symbols(sym)
 #define prop_file_name(prop)	((prop)->filename)
-#define file_parent(name)	file_get_parent(name)
+/* kconfig-util.c: util.c's file table is static there */
+const char *audit_file_parent(const char *name);
+#define file_parent(name)	audit_file_parent(name)
 #else
 #define for_each_symbol(i, sym)	for_all_symbols(i, sym)
 #define prop_file_name(prop)	((prop)->file->name)

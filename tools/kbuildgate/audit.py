@@ -2,7 +2,7 @@
 """kconfig-audit - find every select that some configuration can leave
 unmet, statically, and confirm each one with the tree's own conf.
 
-  kconfig-audit [--srctree DIR] [--arch ARCH] [--fragment FILE [--own]]
+  kconfig-audit [--srctree DIR] [--arch ARCH|all] [--fragment FILE [--own]]
                 [--out DIR] [--json FILE] [--limit N] [--only SYMBOL]
                 [--randconfigs N] [--no-cache]
                 [--base OLDTREE | --base-rev REV | --patch PATCH]
@@ -10,9 +10,13 @@ unmet, statically, and confirm each one with the tree's own conf.
 Steps, with a progress line each:
 
   1. build tools/audit/kconfig-audit against the kconfig sources of the
-     tree (tools/audit/build), and conf for ARCH (make defconfig
+     tree (tools/audit/build), and conf for ARCH (make allnoconfig
      syncconfig, for the variables that kconfig reads), both kept in
-     build/out/audit/cache/ARCH-HASH until the kconfig sources change;
+     the cache (build/ARCH-HASH) until the kconfig sources change; on a
+     tree without the series (a stock or mainline tree), the conf that
+     confirms is built in the cache (kconfig/HASH) from a copy of the
+     tree's scripts/kconfig with the series' kconfig patches of its
+     version (kernel-patches/VERSION): the tree is never changed;
   2. run it on the tree's Kconfig, or on a fragment (what can a
      configuration derived from this board hit?): PicoSAT asks, for each
      select, whether the selector and the select's condition can be above
@@ -37,6 +41,11 @@ the value of the select (y or m), whether only the tristate question finds
 it (a built-in selector, a target whose dependencies allow only m: kismet
 merges y and m and cannot ask it), conf's blocking conjuncts and hint,
 and the confirming .config as a reproducer (OUT/findings/).
+
+With --arch all, every architecture of the tree (audit_all.py): one
+progress line and one JSON (OUT/ARCH.json) each, the findings with the
+architectures that have them, and a table.  The tree may be a stock or
+mainline one, without the series (docs/audit.md, "Any tree").
 
 Reviewing a change (docs/audit.md):
 
@@ -84,12 +93,14 @@ import time
 import traceback
 from pathlib import Path
 
-from . import audit_confirm, kmake, util
+from . import audit_all, audit_confirm, kmake, util
 from .audit_cache import (CACHE_VERSION, Answers, audit_key, cache_dir,
-                          cache_root, cached_tree, sort_answers)
+                          cache_root, cached_tree, kconfig_hash,
+                          sort_answers)
 from .audit_confirm import (child_stderr, confirm, log, parse_output,
                             randconfig_sweep)
 from .audit_review import apply_patch, export_rev, print_results
+from .audit_series import carries_series, series_conf
 from .errors import SetupError, UsageError
 from .kmake import conf_env, kconfig_sources, newer
 
@@ -97,27 +108,36 @@ TOP = Path(util.TOP)
 
 
 def setup(srctree, arch, build_from):
-    """The C program, conf and conf's environment for @srctree, built
-    from @build_from (a full tree with the same kconfig sources: @srctree
-    may be a copy of its Kconfig files only)."""
-    cache = cache_dir(build_from, arch)
-    if cache != cache_dir(srctree, arch):
-        raise SetupError('%s: its scripts/kconfig differs from that of %s: '
-                         'audit two full trees with --base' % (srctree,
-                                                                build_from))
-    tool = kmake.build_helper(str(TOP), build_from, cache / 'bin', 'audit')
-    obj = cache / 'obj'
+    """The C program, conf and conf's environment for @srctree, whose
+    make is that of @build_from (a full tree: @srctree may be a copy of
+    the Kconfig files and scripts/ only, of this tree or of one of its
+    commits).  The program is built against @srctree's kconfig sources,
+    once for every architecture; conf is @build_from's own when the two
+    share their kconfig sources and carry the series, else one built in
+    the cache from @srctree's scripts/kconfig, with the series' kconfig
+    patches when it lacks them (audit_series); its environment is that
+    of @build_from's make for @arch."""
+    khash = kconfig_hash(srctree)
+    tool = kmake.build_helper(str(TOP), srctree,
+                              cache_root() / 'build' / ('audit-' + khash),
+                              'audit')
+    obj = cache_dir(build_from, arch) / 'obj'
     conf = obj / 'scripts' / 'kconfig' / 'conf'
     if newer(conf, kconfig_sources(build_from)) and \
             (obj / 'include/config/auto.conf.cmd').is_file():
         env = conf_env(obj)
     else:
-        env = kmake.build_conf(build_from, obj, arch)
+        # allnoconfig: the variables are the same as defconfig's, and
+        # every architecture has it (some defconfigs merge fragments)
+        env = kmake.build_conf(build_from, obj, arch,
+                               targets=('allnoconfig', 'syncconfig'))
     env = kmake.environment(extra=dict(env, srctree=str(srctree)))
+    if khash != kconfig_hash(build_from) or not carries_series(srctree):
+        conf = series_conf(srctree, khash, cache_root())
     return tool, str(conf), env
 
 
-def ask(tool, env, kconfig, work, opts, answers, out):
+def ask(tool, env, kconfig, work, opts, answers, out, quiet=False):
     """Run the C program @tool on @kconfig in @work with the options
     @opts, the questions that @answers knows left out; its output in
     OUT/audit.out.  Returns (its output, its peak memory in KiB, its exit
@@ -133,10 +153,13 @@ def ask(tool, env, kconfig, work, opts, answers, out):
         known = work / 'known.list'
         known.write_text(''.join(h + '\n' for h in answers.db))
         cmd += ['--known', str(known)]
-    # its progress lines go to stderr as they come
-    with open(out / 'audit.out', 'w') as fo:
+    # its progress lines go to stderr as they come (quiet: to
+    # OUT/audit.log)
+    with open(out / 'audit.out', 'w') as fo, \
+            open(out / 'audit.log', 'w') if quiet else \
+            contextlib.nullcontext(child_stderr()) as fe:
         proc = subprocess.Popen(cmd + [kconfig], cwd=work, env=env,
-                                stdout=fo, stderr=child_stderr())
+                                stdout=fo, stderr=fe)
         # its own peak memory, not that of the builds before it
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -146,12 +169,14 @@ def ask(tool, env, kconfig, work, opts, answers, out):
 
 
 def audit_tree(srctree, arch, kconfig, out, opts, build_from=None,
-               use_cache=True, label='tree'):
+               use_cache=True, label='tree', quiet=False):
     """Audit @srctree, asking the C program only the questions whose cone
     has no answer yet; return the document (findings, rejected, summary)
     and the conf setup (None when the tree's result came from the
-    cache).  Reproducers are copied into OUT/findings/."""
+    cache).  Reproducers are copied into OUT/findings/.  @quiet: no
+    progress lines (--arch all prints one per architecture)."""
     start = time.monotonic()
+    log = audit_confirm.log if not quiet else (lambda msg: None)
     options = ' '.join('%s=%s' % kv for kv in sorted(opts.items()))
     key = audit_key(srctree, arch, kconfig, options)
     tdir = cache_root() / 'trees' / key
@@ -176,7 +201,8 @@ def audit_tree(srctree, arch, kconfig, out, opts, build_from=None,
     log('%s: asking PicoSAT about the selects of %s%s' % (
         label, kconfig, ' (%d answers known)' % len(answers.db)
         if answers and answers.db else ''))
-    text, peak_kb, rc = ask(tool, env, kconfig, work, opts, answers, out)
+    text, peak_kb, rc = ask(tool, env, kconfig, work, opts, answers, out,
+                            quiet)
     cands, questions, summary = parse_output(text)
     if summary is None:
         raise SetupError('%s: no answer (exit %d): see the messages '
@@ -226,7 +252,11 @@ def parser():
         'the kernel tree to audit; with --patch, the tree the patch '
         'applies to, and the base'))
     ap.add_argument('--arch', default='arm',
-                    help='ARCH of the Kconfig tree (default: arm)')
+                    help='ARCH of the Kconfig tree (default: arm), or "all": '
+                    'every architecture of the tree, a JSON each in OUT '
+                    '(default build/out/audit/all), the answers that do not '
+                    'depend on the architecture asked once, a summary '
+                    'table; --json then writes the table')
     ap.add_argument('--fragment', help='a Kconfig fragment (KBUILD_KCONFIG)'
                     ' instead of the tree\'s Kconfig')
     ap.add_argument('--out', help='where candidates, findings and '
@@ -293,7 +323,13 @@ def check_args(args):
                 kmake.check_tree(Path(t).resolve())
             except UsageError as e:
                 raise UsageError('%s: %s' % (what, e))
-    kmake.check_arch(Path(args.srctree).resolve(), args.arch)
+    if args.arch == 'all':
+        if review or args.randconfigs or args.fragment:
+            raise UsageError('--arch all audits the tree\'s Kconfig: not '
+                             'with --fragment, --randconfigs, --base, '
+                             '--base-rev or --patch')
+    else:
+        kmake.check_arch(Path(args.srctree).resolve(), args.arch)
     if args.patch and not Path(args.patch).is_file():
         raise UsageError('--patch: %s: no such file' % args.patch)
     return kconfig
@@ -384,6 +420,22 @@ def run_logged(argv, f):
             f.flush()
 
 
+def main_all(args, srctree, kconfig, out):
+    """--arch all (audit_all): exit 1 when some architecture has a
+    finding, 2 when one could not be audited."""
+    rows = audit_all.run_all(audit_tree, setup, srctree, kconfig, out,
+                             {'limit': args.limit, 'only': args.only,
+                              'own': args.own}, not args.no_cache)
+    seconds = round(time.monotonic() - audit_confirm.START, 1)
+    found = audit_all.print_all(rows, seconds)
+    if args.json:
+        util.write_atomic(args.json, json.dumps(audit_all.summary_doc(
+            rows, seconds, srctree), indent=2) + '\n')
+    if any('error' in r for r in rows):
+        return 2
+    return 1 if found else 0
+
+
 def main(argv=None):
     """kconfig-audit's command line (@argv, default sys.argv[1:]);
     returns the exit status."""
@@ -394,6 +446,8 @@ def main(argv=None):
         args.arch + ('-review' if review else ''))).resolve()
     try:
         kconfig = check_args(args)
+        if args.arch == 'all':
+            return main_all(args, srctree, kconfig, out)
         doc, base, sweep = run_audit(args, srctree, kconfig, out)
     except UsageError as e:
         print('kconfig-audit: %s' % e, file=sys.stderr)

@@ -4,11 +4,12 @@ conf of each kconfig (cache_dir()), each tree's result by the hash of
 what it reads (audit_key()), and the answer of each question by the hash
 of its cone of influence (Answers).
 
-It writes only under $BUILD/cache/audit (or $KCONFIG_AUDIT_CACHE) and
-build/out/audit/cache/, and copies the reproducers of a result or of the
+It writes only under $BUILD/cache/audit (or $KCONFIG_AUDIT_CACHE), and
+copies the reproducers of a result or of the
 answers into the audit's OUT/findings/ (cached_tree(), sort_answers()).
 """
 
+import fcntl
 import hashlib
 import json
 import os
@@ -16,6 +17,7 @@ import shutil
 from pathlib import Path
 
 from . import util
+from .audit_series import carries_series, series_conf, series_hash
 from .kmake import kconfig_sources
 
 # What a finding records of conf's confirmation
@@ -26,12 +28,13 @@ TOP = Path(util.TOP)
 
 
 def cache_dir(srctree, arch):
-    """Where the program and conf for @srctree's kconfig and @arch are
-    kept, between runs: build/out/audit/cache/ARCH-HASH, HASH that of the
-    kconfig sources, so that a copy of the tree (--patch, --base-rev)
-    uses the program and conf of the tree it comes from."""
-    return Path(util.TREES) / 'out' / 'audit' / 'cache' / (
-        '%s-%s' % (arch, kconfig_hash(srctree)))
+    """Where the program and conf's environment for @srctree's kconfig
+    and @arch are kept, between runs: CACHE/build/ARCH-HASH (CACHE
+    cache_root()), HASH that of the kconfig sources, so that a copy of
+    the tree (--patch, --base-rev) uses the program and conf of the tree
+    it comes from."""
+    return cache_root() / 'build' / ('%s-%s' % (arch,
+                                                kconfig_hash(srctree)))
 
 
 def kconfig_hash(srctree):
@@ -41,6 +44,18 @@ def kconfig_hash(srctree):
         h.update(os.path.basename(f).encode() + b'\0')
         h.update(Path(f).read_bytes())
     return h.hexdigest()[:12]
+
+
+def confirm_hash(srctree):
+    """The hash of the conf that confirms the candidates on @srctree:
+    its kconfig sources, those of the tree for a tree that carries the
+    series, else those of the copy with the series' kconfig patches that
+    audit_series builds (the same as the tree with the series: a stock
+    tree and its patched tree share their answers)."""
+    if carries_series(srctree):
+        return kconfig_hash(srctree)
+    conf = series_conf(srctree, kconfig_hash(srctree), cache_root())
+    return kconfig_hash(conf.parent.parent)
 
 
 # Bump when what is cached (answers, trees' results) changes meaning
@@ -80,6 +95,7 @@ def audit_key(srctree, arch, kconfig, options):
     selects asked."""
     h = hashlib.sha256(('%s %s %s %s\0' % (tool_hash(), arch, kconfig,
                                             options)).encode())
+    h.update(series_hash(srctree).encode() + b'\0')
     for rel in walk_kconfig(srctree) + [
             os.path.relpath(f, srctree) for f in kconfig_sources(srctree)]:
         h.update(rel.encode() + b'\0')
@@ -92,46 +108,73 @@ def audit_key(srctree, arch, kconfig, options):
 class Answers:
     """The answers of every question asked so far, by cone hash (the
     select and the definitions of the symbols that its answer depends
-    on, kconfig-audit.c's cone_hash()), for ARCH and one conf (its
-    diagnosis is in the answers): unsat, carried, a finding (with conf's
+    on, kconfig-audit.c's cone_hash()), for one program and one conf
+    (its diagnosis is in the answers): unsat, a finding (with conf's
     diagnosis and its .config) or a rejected candidate (with the
-    reason)."""
+    reason).
+
+    "unsat" depends on the cone alone, whatever the architecture: those
+    answers are shared by every architecture (unsat.json; --arch all
+    asks each cone once).  A candidate's confirmation is conf's for one
+    architecture, its .config that architecture's: those are kept per
+    architecture (ARCH.json, ARCH-models/)."""
 
     def __init__(self, arch, srctree):
         """Open the answers of @arch and the kconfig of @srctree, in
-        cache_root()/ARCH-TOOL-KCONFIG/answers.json (none yet when it cannot
-        be read)."""
-        self.dir = cache_root() / ('%s-%s-%s' % (arch, tool_hash(),
-                                                 kconfig_hash(srctree)))
-        self.path = self.dir / 'answers.json'
+        cache_root()/answers-TOOL-CONF/ (none yet when they cannot be
+        read)."""
+        self.dir = cache_root() / ('answers-%s-%s' % (
+            tool_hash(), confirm_hash(srctree)))
+        self.arch = arch
+        self.path = self.dir / (arch + '.json')
+        self.shared_path = self.dir / 'unsat.json'
+        self.own = self._load(self.path)
+        self.db = dict(self._load(self.shared_path), **self.own)
+        self.new_unsat = {}
+
+    @staticmethod
+    def _load(path):
         try:
-            self.db = json.loads(self.path.read_text())
+            return json.loads(path.read_text())
         except (OSError, ValueError):
-            self.db = {}
-        self.dirty = False
+            return {}
 
     def model(self, h):
         """The path of the .config (a finding's reproducer) kept for the
         question whose cone hash is @h."""
-        return self.dir / 'models' / (h + '.config')
+        return self.dir / (self.arch + '-models') / (h + '.config')
 
     def put(self, h, rec, model=None):
         """Record @rec as the answer of the question @h, and keep the
         file @model (a reproducer) with it when given."""
         self.db[h] = rec
-        self.dirty = True
+        if rec['result'] == 'unsat':
+            self.new_unsat[h] = rec
+        else:
+            self.own[h] = rec
+            self.own_dirty = True
         if model:
-            (self.dir / 'models').mkdir(parents=True, exist_ok=True)
+            self.model(h).parent.mkdir(parents=True, exist_ok=True)
             util.write_atomic(str(self.model(h)),
                               Path(model).read_text(errors='replace'))
 
     def save(self):
         """Write the answers back atomically, if any changed since they
-        were read."""
-        if self.dirty:
-            self.dir.mkdir(parents=True, exist_ok=True)
-            util.write_atomic(str(self.path), json.dumps(self.db) + '\n')
-            self.dirty = False
+        were read: the shared ones merged with what other audits (other
+        architectures, running beside it) wrote meanwhile, under a
+        lock."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        if getattr(self, 'own_dirty', False):
+            util.write_atomic(str(self.path), json.dumps(self.own) + '\n')
+            self.own_dirty = False
+        if self.new_unsat:
+            with open(self.dir / '.lock', 'w') as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                shared = self._load(self.shared_path)
+                shared.update(self.new_unsat)
+                util.write_atomic(str(self.shared_path),
+                                  json.dumps(shared) + '\n')
+            self.new_unsat = {}
 
 
 def cached_tree(tdir, answers, fdir):

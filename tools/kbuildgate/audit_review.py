@@ -40,7 +40,11 @@ def mark(doc, base):
 
 def copy_kconfig_tree(srctree, dest, extra=()):
     """A copy of what kconfig reads in @srctree: the Kconfig files,
-    scripts/ (Kconfig.include and the scripts it runs) and @extra."""
+    scripts/ (Kconfig.include and the scripts it runs), the top-level
+    Makefile (the version, which chooses the series' kconfig patches of
+    a tree without them) and @extra."""
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(srctree / 'Makefile', dest / 'Makefile')
     for rel in walk_kconfig(srctree):
         (dest / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(srctree / rel, dest / rel)
@@ -91,7 +95,8 @@ def apply_patch(srctree, patch, dest):
 
 
 def export_rev(srctree, rev, dest):
-    """The Kconfig files and scripts/ of @rev in the git tree @srctree."""
+    """The Kconfig files, scripts/ and the top-level Makefile of @rev in
+    the git tree @srctree."""
     ps = subprocess.run(['git', '-C', str(srctree), 'rev-parse', '--verify',
                          '--quiet', rev + '^{commit}'],
                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -99,7 +104,7 @@ def export_rev(srctree, rev, dest):
     if ps.returncode:
         raise UsageError('%s: no commit %s in %s' % (rev, rev, srctree))
     arch = subprocess.Popen(['git', '-C', str(srctree), 'archive', rev, '--',
-                             ':(glob)**/Kconfig*', 'scripts'],
+                             ':(glob)**/Kconfig*', 'scripts', 'Makefile'],
                             stdout=subprocess.PIPE)
     tar = subprocess.run(['tar', '-x', '-C', str(dest)], stdin=arch.stdout)
     arch.stdout.close()
