@@ -24,7 +24,7 @@ def test_hierarchy_leaves_out_levels_of_one():
     # cpu-v5 holds the two pxa boards; a level of one board (cpu-v7,
     # mach-qcom) is left out, and mach-pxa would repeat cpu-v5
     assert nodes['cpu-v5'] == {'parent': 'arm', 'boards': ['a', 'b']}
-    assert 'cpu-v7' not in nodes and 'mach-qcom' not in nodes
+    assert 'cpu-v7' not in nodes and 'qcom' not in nodes
     assert nodes['a']['parent'] == 'cpu-v5' and nodes['c']['parent'] == 'arm'
 
 
@@ -87,10 +87,44 @@ def test_parse_needs():
 
 
 def test_levels_of():
-    fam = {'PXA_A': 'pxa', 'PXA_B': 'pxa', 'QC': 'qcom'}
+    """The family defining most symbols at y, the member at y of the
+    tree's dividing choice."""
+    fam = {'PXA_A': 'mach-pxa', 'PXA_B': 'mach-pxa', 'QC': 'mach-qcom'}
+    choice = ['PPC_BOOK3S_32', 'PPC_85xx']
     assert placement.levels_of({'PXA_A': 'y', 'PXA_B': 'y', 'QC': 'y',
-                                'CPU_32v5': 'y'}, fam) == ('pxa', 'cpu-v5')
-    assert placement.levels_of({}, fam) == ('none', 'cpu-none')
+                                'PPC_85xx': 'y'}, fam, choice) == \
+        ('mach-pxa', 'ppc-85xx')
+    assert placement.levels_of({}, fam) == ('none', 'none')
+    # more than MULTI_FAMILIES families, none with half the symbols
+    many = {'S%d' % i: 'f%d' % i for i in range(5)}
+    assert placement.levels_of({s: 'y' for s in many}, many)[0] == 'multi'
+    many['S5'] = 'f0'
+    many['S6'] = 'f0'
+    many['S7'] = 'f0'
+    assert placement.levels_of({s: 'y' for s in many}, many)[0] == 'f0'
+
+
+def test_level_named_as_a_board():
+    """mips has ath79_defconfig and arch/mips/ath79/: the level gets
+    '-level'."""
+    sel = lambda *s: {(x, 'y') for x in s}
+    b = {n: {'family': 'ath79', 'cpu': 'none', 'default': {},
+             'select': sel('A')} for n in ('ath79', 'ath79b')}
+    b['other'] = {'family': 'x', 'cpu': 'none', 'default': {},
+                  'select': sel('B')}
+    nodes = placement.build_hierarchy(b, 'mips')
+    assert nodes['ath79'].get('board')
+    assert nodes['ath79-level']['boards'] == ['ath79', 'ath79b']
+
+
+def test_simplify():
+    assert placement.simplify('HID_SUPPORT && HID && HID') == \
+        'HID_SUPPORT && HID'
+    assert placement.simplify('(A || B) && C && (A || B)') == \
+        '(A || B) && C'
+    # an || at the top: left as it is
+    assert placement.simplify('A || B && B') == 'A || B && B'
+    assert placement.simplify('y') == 'y'
 
 
 def test_file_texts():
@@ -108,3 +142,74 @@ def test_file_texts():
     assert placement.config_text('a', 'D', {'choice': {'C'}, 'value': {
         'HZ': ('int', '100')}}) == '# a: D, the choices and values of ' \
         'Kconfig.a\nCONFIG_C=y\nCONFIG_HZ=100\n'
+
+
+def write(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def test_levels_and_carrier_from_a_tree(tmp_path):
+    """importer.tree_levels(), tree_carrier(), choice_levels(), the board
+    names: on a small arch/ folder of its own."""
+    from kbuildgate import importer
+    a = tmp_path / 'arch' / 'toy'
+    write(a / 'Kconfig', 'config MMU\n\tbool\n\tdefault y\n\n'
+          'config TOY\n\tdef_bool y\n\tselect A\n\tselect B if C || \\\n'
+          '\t\tD\n\thelp\n\t  text\n\n'
+          'choice\n\tprompt "Type"\nconfig T1\n\tbool "1"\n'
+          'config T2\n\tbool "2"\nendchoice\n')
+    write(a / 'platforms' / '85xx' / 'Kconfig', 'config P85\n\tbool "p"\n')
+    write(a / 'platforms' / 'Kconfig.cputype', 'menuconfig CPUX\n\tbool\n')
+    write(a / 'configs' / '85xx' / 'one_defconfig', '')
+    write(a / 'configs' / 'defconfig', '')
+    write(a / 'configs' / 'two_defconfig', '')
+    write(a / 'configs' / 'le.config', '')
+    fam, choices = importer.tree_levels(str(tmp_path), 'toy')
+    assert fam == {'P85': 'platforms-85xx', 'CPUX': 'platforms-cputype'}
+    assert choices == [['T1', 'T2']]
+    # the always-y symbol that selects most
+    assert importer.tree_carrier(str(tmp_path), 'toy') == 'TOY'
+    assert importer.arch_configs(str(tmp_path), 'toy') == (
+        {'85xx-one': '85xx/one_defconfig', 'defconfig': 'defconfig',
+         'two': 'two_defconfig'}, ['le.config'])
+    vals = {'a': {'T1': 'y'}, 'b': {'T1': 'y'}, 'c': {'T2': 'y'},
+            'd': {'T2': 'y'}}
+    assert importer.choice_levels(choices, vals) == [['T1', 'T2']]
+    # one class of two boards does not divide them
+    vals['c'] = vals['d'] = {'T1': 'y'}
+    assert importer.choice_levels(choices, vals) == []
+
+
+def test_bench_import_goals():
+    """kconfig-bench's part "import": a missed goal is named (an arch
+    with more than two defconfigs not smaller, an unchecked board, an
+    exception without its reason, the time)."""
+    from kbuildgate import bench_import
+
+    def arch(**kw):
+        r = {'defconfigs': 3, 'identical': ['a', 'b', 'c'],
+             'exceptions': {}, 'not_imported': [], 'import_seconds': 10,
+             'check_seconds': 20}
+        r.update(kw)
+        return r
+
+    def row(name, n, before, after):
+        return {'arch': name, 'defconfigs': n, 'lines_before': before,
+                'lines_after': after}
+
+    doc = {'arches': {'x': arch(), 'y': arch(
+        defconfigs=2, identical=['a'], exceptions={'b': 'differs',
+                                                   'c': 'refused'},
+        not_imported=['c'])},
+        'table': [row('x', 3, 100, 90), row('y', 3, 100, 80)]}
+    assert bench_import.goals_of(doc) == []
+    doc['table'][0]['lines_after'] = 100
+    doc['arches']['y']['exceptions']['b'] = ''
+    doc['arches']['x']['identical'] = ['a', 'b']
+    doc['arches']['x']['import_seconds'] = bench_import.IMPORT_SECONDS
+    assert bench_import.goals_of(doc) == [
+        'x: 2 of 3 boards checked', 'y: exceptions without a reason: b',
+        "x: 100 lines of fragments, not fewer than the defconfigs' 100",
+        'import %d s > %d s' % (bench_import.IMPORT_SECONDS + 10,
+                                bench_import.IMPORT_SECONDS)]

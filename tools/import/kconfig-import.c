@@ -14,6 +14,9 @@
  *   select SYM y|m   a bool or tristate with a visible prompt, at y or m,
  *                    above what the tree's own selects give it (under
  *                    allnoconfig a visible prompt is n unless selected)
+ *   set SYM y|m      the same, for a symbol whose direct dependency is
+ *                    below that value: a select would be unmet, so the
+ *                    value must be set as the user's (KCONFIG_ALLCONFIG)
  *   value SYM TYPE VALUE
  *                    an int, hex or string with a visible prompt whose
  *                    value is not the one its defaults give
@@ -371,8 +374,14 @@ static void print_symbol(struct symbol *sym)
 				printf("choice %s\n", sym->name);
 			return;
 		}
-		if (val > sym->rev_dep.tri)
-			printf("select %s %c\n", sym->name, val == yes ? 'y' : 'm');
+		if (val <= sym->rev_dep.tri)
+			break;
+		/* a select would be unmet (x86's CPU_MITIGATIONS: its
+		 * arch/Kconfig definition's dependency is the symbol's
+		 * whole direct dependency, as a definition without one adds
+		 * nothing): the value goes in CONFIG instead */
+		printf("%s %s %c\n", sym->dir_dep.tri < val ? "set" : "select",
+		       sym->name, val == yes ? 'y' : 'm');
 		break;
 	case S_INT:
 	case S_HEX:

@@ -19,7 +19,9 @@ TARGET: every board and every defconfig of --arch.  --fragments DIR adds
 every board of a folder of fragments (kconfig-fragment import's): each
 Kconfig.NAME that no other file of DIR sources, configured as
 KBUILD_KCONFIG=DIR/Kconfig.NAME [KCONFIG_ALLCONFIG=DIR/NAME.config] make
-allnoconfig; with --fragments and no TARGET, only those.
+allnoconfig; with --fragments and no TARGET, only those.  A folder of
+"kconfig-fragment import --arch all" (DIR/ARCH/Kconfig.NAME) gives the
+boards of each architecture, named ARCH/NAME, each of its ARCH.
 
 Steps, each target in OUT/NAME/ with one log per step:
 
@@ -62,7 +64,9 @@ A failed step fails its target; the run goes on with the next one.
 --ci writes a pipeline that fans the run out on a CI engine, one job per
 target (GitLab CI child pipeline or GitHub Actions workflow; see
 tools/kbuildgate/ci.py), validated against the engine's published schema
-when tools/install-deps has fetched it, and exits.  Options given with it
+when tools/install-deps has fetched it, and exits; with --fragments of
+"import --arch all", one job an architecture instead (a matrix), which
+imports that architecture and gates its boards.  Options given with it
 (--config-only, --lava-run...) are passed on to each job.
 
 Exit status: 0 every target passed, 1 some target failed, 2 usage or

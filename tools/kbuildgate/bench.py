@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """kconfig-bench - instruction counts and gate wall time, stock against patched.
 
-  kconfig-bench [--json FILE] [--part instructions|gate|audit|audit-all]
+  kconfig-bench [--json FILE] [--part instructions|gate|audit|audit-all|import]
                 [--defconfigs N]
 
 Part "instructions" runs conf under valgrind's callgrind, which counts instructions rather
@@ -58,6 +58,15 @@ ARM, what the cache gives (docs/audit.md):
               copy of the Kconfig files and the patch included (goal:
               <= 30 s CPU, and the new select found)
 
+Part "import" runs "kconfig-fragment import --arch all --check": every
+defconfig of every architecture of the tree as a hierarchy of fragments
+(docs/import.md), each board's .config regenerated under
+KCONFIG_WERROR=1 and compared byte for byte (bench_import.py): the time
+of the import (goal: <= 900 s) and of the regeneration of every board
+(goal: <= 1800 s, two at a time), every board identical or named as an
+exception with its reason, and fewer lines than the defconfigs in every
+architecture with more than two.
+
 kismet, the peer reference, does not run here (no kmax), so its hour per
 architecture is quoted, not measured.
 
@@ -87,6 +96,7 @@ import tempfile
 import time
 from . import kmake, util
 from .bench_audit import bench_audit, bench_audit_all
+from .bench_import import bench_import
 
 TOP = util.TOP
 BUILD = util.TREES  # the trees of KERNEL_VERSION (util.py)
@@ -348,7 +358,8 @@ def main():
                     version='%(prog)s ' + util.VERSION)
     ap.add_argument('--json', help='write the figures here')
     ap.add_argument('--part', action='append',
-                    choices=('instructions', 'gate', 'audit', 'audit-all'),
+                    choices=('instructions', 'gate', 'audit', 'audit-all',
+                             'import'),
                     help='run only this part (default: all)')
     ap.add_argument('--case', action='append', metavar='NAME',
                     choices=[c[0] for c in CASES],
@@ -357,7 +368,8 @@ def main():
     ap.add_argument('--defconfigs', type=int, default=None, metavar='N',
                     help='time the gate over the first N defconfigs only')
     args = ap.parse_args()
-    parts = args.part or ['instructions', 'gate', 'audit', 'audit-all']
+    parts = args.part or ['instructions', 'gate', 'audit', 'audit-all',
+                          'import']
     if 'instructions' in parts and not shutil.which('valgrind'):
         print('kconfig-bench: valgrind not found', file=sys.stderr)
         return 2
@@ -385,6 +397,11 @@ def main():
                 print('kconfig-audit, every architecture of stock 7.2:',
                       flush=True)
                 good, figures['audit-all'] = bench_audit_all(tmp)
+                ok = ok and good
+            if 'import' in parts:
+                print('kconfig-fragment import --arch all --check, every '
+                      'defconfig of every architecture:', flush=True)
+                good, figures['import'] = bench_import(tmp)
                 ok = ok and good
         except RuntimeError as e:
             print('kconfig-bench: %s' % e, file=sys.stderr)

@@ -161,22 +161,47 @@ def boards(srctree, arch):
     return list(found.values())
 
 
+def arch_folders(d):
+    """The architectures of a folder of "kconfig-fragment import --arch
+    all": its subfolders that hold Kconfig.NAME files, sorted ([] when
+    @d holds boards itself)."""
+    if leaf_fragments(d):
+        return []
+    return [a for a in sorted(os.listdir(d))
+            if os.path.isdir(os.path.join(d, a)) and
+            leaf_fragments(os.path.join(d, a))]
+
+
 def fragment_folder(d, arch):
     """The boards of a folder of fragments (kconfig-fragment import's
     output): each Kconfig.NAME that no other one sources, with NAME.config
-    as its KCONFIG_ALLCONFIG when there is one."""
+    as its KCONFIG_ALLCONFIG when there is one.  A folder of
+    "import --arch all" (a folder an architecture, arch_folders()) gives
+    the boards of each, of that architecture; a board of such a folder,
+    or of its folder ARCH given with @arch ARCH, is named ARCH/NAME, so
+    that the results of the architectures merge into one."""
     d = os.path.abspath(d)
     if not os.path.isdir(d):
         raise UsageError('--fragments %s: no such folder' % d)
+    arches = arch_folders(d)
+    if arches:
+        folders = [(os.path.join(d, a), a, a + '/') for a in arches]
+    else:
+        # DIR/ARCH of "import --arch all", with --arch ARCH
+        up, name = os.path.split(d)
+        folders = [(d, arch, arch + '/' if name == arch and
+                    name in arch_folders(up) else '')]
     targets = []
-    for name in leaf_fragments(d):
-        cf = os.path.join(d, name + '.config')
-        targets.append(Target(name, 'fragment', arch,
-                              fragment=os.path.join(d, 'Kconfig.' + name),
-                              config_fragment=cf if os.path.isfile(cf)
-                              else None))
+    for f, a, prefix in folders:
+        for n in leaf_fragments(f):
+            cf = os.path.join(f, n + '.config')
+            targets.append(Target(prefix + n, 'fragment', a,
+                                  fragment=os.path.join(f, 'Kconfig.' + n),
+                                  config_fragment=cf if os.path.isfile(cf)
+                                  else None))
     if not targets:
-        raise UsageError('--fragments %s: no Kconfig.NAME board in it' % d)
+        raise UsageError('--fragments %s: no Kconfig.NAME board in it, nor '
+                         'a folder an architecture' % d)
     return targets
 
 

@@ -3,8 +3,8 @@
 
   kconfig-fragment check [--srctree DIR] [--arch ARCH] [--json FILE] FRAGMENT
   kconfig-fragment fix   [--srctree DIR] [--arch ARCH] [--json FILE] FRAGMENT
-  kconfig-fragment import --out DIR [--srctree DIR] [--arch ARCH] [--check]
-                          [--json FILE] [DEFCONFIG...]
+  kconfig-fragment import --out DIR [--srctree DIR] [--arch ARCH|all]
+                          [--check] [--json FILE] [DEFCONFIG...]
 
 FRAGMENT is a Kconfig file in Torvalds's style: board entries that select
 what the board needs, then 'source "Kconfig"'.  Its path is absolute, or
@@ -27,7 +27,8 @@ or names a symbol that no Kconfig file defines (a typo: no select can
 define it), it prints conf's lines and leaves the file unchanged.
 
 import writes every defconfig (or those named) as a board fragment in a
-hierarchy of Kconfig files that regenerates its .config exactly: see
+hierarchy of Kconfig files that regenerates its .config exactly; with
+--arch all, every architecture of the tree in OUT/ARCH/: see
 "kconfig-fragment import --help" and docs/import.md.
 
 The tree must carry this project's kconfig series.  --srctree defaults to

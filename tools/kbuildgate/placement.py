@@ -65,46 +65,55 @@ def place_defaults(nodes, arch, boards, conds):
     return placed
 
 
-def levels_of(vals, fam_of):
-    """The family and the CPU architecture of a configuration: @vals is
-    {SYM: value} of its .config, @fam_of {SYM: mach-* folder} of the
-    tree (importer.tree_families()).  Returns ('FAMILY', 'cpu-...'): the
-    family that defines most of the symbols at y ('multi' above
-    MULTI_FAMILIES, 'none' without one), the CPU_32v* symbols at y."""
+def levels_of(vals, fam_of, choice=()):
+    """The family and the choice level of a configuration: @vals is
+    {SYM: value} of its .config, @fam_of {SYM: family} of the tree
+    (importer.tree_levels(): the file of arch/ARCH/ that defines it, as
+    mach-pxa or platforms-85xx), @choice the members of the tree's choice
+    that divides the boards (importer.choice_level()).  Returns ('FAMILY',
+    'LEVEL'): the family that defines most of the symbols at y ('multi'
+    when more than MULTI_FAMILIES have some and none has half of them,
+    'none' without one), and the member of @choice at y, lower-cased with
+    '-' for '_' ('none' without one)."""
     count = collections.Counter(fam_of[s] for s, v in vals.items()
                                 if v == 'y' and s in fam_of)
     if not count:
         family = 'none'
-    elif len(count) > MULTI_FAMILIES:
-        family = 'multi'
     else:
-        family = sorted(count.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
-    cpus = sorted(s[len('CPU_32'):].lower() for s, v in vals.items()
-                  if re.match(r'CPU_32v\w+$', s) and v == 'y')
-    return family, 'cpu-' + ('-'.join(cpus) or 'none')
+        family, most = sorted(count.items(), key=lambda kv: (-kv[1],
+                                                             kv[0]))[0]
+        if len(count) > MULTI_FAMILIES and 2 * most < sum(count.values()):
+            family = 'multi'
+    member = next((m for m in choice if vals.get(m) == 'y'), None)
+    return family, (member or 'none').lower().replace('_', '-')
 
 
 def build_hierarchy(boards, arch):
     """@boards: {name: {'family': f, 'cpu': c, ...}}.  Returns {file key:
-    {'parent': key, 'boards': [...]}}, the keys being ARCH, 'cpu-...',
-    'mach-...' and the board names."""
+    {'parent': key, 'boards': [...]}}, the keys being ARCH, the choice
+    levels, the families (with the choice level when a family is under
+    two) and the board names; a level named as a board gets '-level'."""
     tree = collections.defaultdict(lambda: collections.defaultdict(list))
     for name, b in boards.items():
         tree[b['cpu']][b['family']].append(name)
     cpus_of = collections.Counter(f for fams in tree.values() for f in fams)
     nodes = {arch: {'parent': None, 'boards': sorted(boards)}}
+
+    def level(key):
+        return key + '-level' if key in boards else key
+
     for cpu, fams in sorted(tree.items()):
         below = sorted(n for f in fams.values() for n in f)
         cparent = arch
         if len(below) > 1 and len(below) < len(boards):
-            nodes[cpu] = {'parent': arch, 'boards': below}
-            cparent = cpu
+            cparent = level(cpu)
+            nodes[cparent] = {'parent': arch, 'boards': below}
         for fam, names in sorted(fams.items()):
             fparent = cparent
             if len(names) > 1 and len(names) < len(nodes[cparent]['boards']):
-                key = 'mach-' + fam + ('-' + cpu if cpus_of[fam] > 1 else '')
-                nodes[key] = {'parent': cparent, 'boards': sorted(names)}
-                fparent = key
+                fparent = level(fam + ('-' + cpu if cpus_of[fam] > 1
+                                       else ''))
+                nodes[fparent] = {'parent': cparent, 'boards': sorted(names)}
             for n in names:
                 nodes[n] = {'parent': fparent, 'boards': [n], 'board': True}
     return nodes
@@ -255,7 +264,8 @@ def fragment_text(key, node, nodes, out, srctree, carrier, defaults,
 
 def config_text(key, defconfig, need):
     """What the fragment cannot say in place, as KCONFIG_ALLCONFIG: the
-    choice members and the values that are not their defaults."""
+    choice members, the values that are not their defaults, and a bool or
+    tristate that a select would leave unmet (kconfig-import's "set")."""
     lines = ['CONFIG_%s=y\n' % s for s in sorted(need['choice'])]
     lines += ['CONFIG_%s=%s\n' % (s, v[1])
               for s, v in sorted(need['value'].items())]
@@ -263,6 +273,28 @@ def config_text(key, defconfig, need):
         return None
     return '# %s: %s, the choices and values of Kconfig.%s\n' % (
         key, defconfig, key) + ''.join(sorted(lines))
+
+
+def top_level(cond, op):
+    """The operands of @cond joined by @op (' && ' or ' || ') outside
+    parentheses."""
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(cond):
+        depth += {'(': 1, ')': -1}.get(c, 0)
+        if depth == 0 and cond.startswith(op, i):
+            parts.append(cond[start:i])
+            start = i + len(op)
+    return parts + [cond[start:]]
+
+
+def simplify(cond):
+    """@cond (kconfig-import's, in Kconfig's syntax) without a conjunct
+    that it repeats: a default's condition and'ed with its menu's
+    dependencies often names one symbol twice ("HID && HID")."""
+    if len(top_level(cond, ' || ')) > 1:
+        return cond
+    terms = top_level(cond, ' && ')
+    return ' && '.join(t for i, t in enumerate(terms) if t not in terms[:i])
 
 
 def parse_needs(text):
@@ -278,7 +310,7 @@ def parse_needs(text):
                                'bad': [], 'default': {}}
         elif word == 'cond':
             sym, cond = rest.split(' ', 1)
-            conds[sym] = cond
+            conds[sym] = simplify(cond)
         elif word == 'default':
             sym, t, r, d = rest.split()
             cur['default'][sym] = (t, r, d)
@@ -288,6 +320,9 @@ def parse_needs(text):
         elif word == 'value':
             sym, typ, text = rest.split(' ', 2)
             cur['value'][sym] = ({'integer': 'int'}.get(typ, typ), text)
+        elif word == 'set':
+            sym, level = rest.split()
+            cur['value'][sym] = ('bool', level)
         elif word == 'choice':
             cur['choice'].add(rest)
         elif word == 'tristate-choice':
