@@ -93,6 +93,8 @@ from .harness_check import (NEVER_HINT, candidates, check_fragment,
                             choice_members, compare, defconfig_selects, draw,
                             no_ending, stale_in_stock, warned, write_form)
 from .harness_options import parser
+from .harness_boards import (BOARD_CLASSES, POLICY, board_findings,
+                             board_frags, print_boards)
 from .harness_conf import (START, Conf, build_shim, check_shell_cache,
                            log)
 
@@ -114,6 +116,8 @@ GOALS = (
      '==', 0),
     ('fixable_clean1_pct', 'fixable fragments clean after 1 round, %',
      '>=', 95.0),
+    ('union_policy', 'union hints with a policy switch (COMPILE_TEST, '
+     'EXPERT) that the board does not select', '==', 0),
 )
 
 
@@ -141,6 +145,8 @@ def summarize(results):
         for k in ('union_missed', 'wrongly_unfixable'):
             n[k] += sum(len(x.get(k, ())) for x in r['rounds'])
         n['stuck'] += any(x.get('stuck') for x in r['rounds'])
+        n['union_policy'] += any(h in POLICY and h not in r['selects']
+                                 for h in r.get('hint', ()))
     s = dict(n)
     s['fixable_clean1_pct'] = round(100.0 * n['fixable_clean1'] /
                                     n['fixable'], 1) if n['fixable'] else 100.0
@@ -174,13 +180,15 @@ ROWS = (
     ('hint_BROKEN', 'fragments with a hint that names BROKEN (info)'),
     ('hint_COMPILE_TEST',
      'fragments with a hint that names COMPILE_TEST (info)'),
+    ('hint_EXPERT', 'fragments with a hint that names EXPERT (info)'),
 )
 
 
 SIZE_ROWS = (('fragments', 'fragments'), ('fixable', 'fixable'),
              ('fixable_clean1_pct', 'clean after 1 round, %'),
              ('stuck', 'stuck'),
-             ('wrongly_unfixable', 'wrong "no select can meet it"'))
+             ('wrongly_unfixable', 'wrong "no select can meet it"'),
+             ('union_policy', 'union with COMPILE_TEST/EXPERT'))
 
 
 def print_sizes(results, archs, sizes):
@@ -266,6 +274,7 @@ def print_findings(results, show):
             kinds['hint names %s (info)' % ' or '.join(NEVER_HINT)].append(
                 '%s: selects %s; hint %s' % (where, ' '.join(r['selects']),
                                              ' '.join(r['never_hint'])))
+    kinds.update(board_findings(results))
     for kind, lines in kinds.items():
         print('%s: %d' % (kind, len(lines)))
         for line in lines[:show]:
@@ -314,15 +323,23 @@ def setup(args, archs):
 def draw_all(args, archs, syms):
     """The fragments of the run: --count of each of @archs, drawn from
     its candidate symbols @syms (only those of --index when given), the
-    architectures in turn.  Returns the list of fragments."""
+    architectures in turn, and the boards of the board classes
+    (harness_boards.board_frags()).  Returns the list of fragments."""
     frags = []
+    sizes = [s for s in args.sizes if s not in BOARD_CLASSES]
     for arch in archs:
         rng = random.Random('%d:%s' % (args.seed, arch))
         defconfigs = defconfig_selects(args.stock, arch, syms[arch]) \
-            if 'defconfig' in args.sizes else None
-        frags += [draw(rng, syms[arch], arch, args.seed, i,
-                       args.sizes[i % len(args.sizes)], defconfigs)
-                  for i in range(args.count)]
+            if set(args.sizes) - set(sizes) or 'defconfig' in sizes else None
+        own = [draw(rng, syms[arch], arch, args.seed, i,
+                    sizes[i % len(sizes)], defconfigs)
+               for i in range(args.count)] if sizes else []
+        for f in board_frags(args.stock, arch, defconfigs or {}, args.seed,
+                             args.count):
+            if f['size'] in args.sizes:
+                f['index'] = len(own)
+                own.append(f)
+        frags += own
     if args.index:
         frags = [f for f in frags if f['index'] in args.index]
     # the architectures in turn, so that a time limit cuts them alike
@@ -374,10 +391,15 @@ def print_results(args, archs, frags, results):
     print_findings(results, args.show)
     print_table(summaries, archs)
     by_size = print_sizes(results, archs, args.sizes)
+    by_board, board_failed = print_boards(results, archs)
+    by_size.update({k + ' (real boards)': v for k, v in by_board.items()
+                    if v.get('boards')})
     failed = [g for g in goals(summaries['total']) if not g[5]]
+    failed += board_failed
     # the one-round goal holds at every size, not only on the whole
     failed += [('fixable_clean1_pct[%s]' % k,) for k, s in by_size.items()
-               if s.get('fixable_clean1_pct', 100.0) < 95.0]
+               if s.get('fixable_clean1_pct', 100.0) < 95.0 and
+               k.split()[1] not in BOARD_CLASSES]
     print('kconfig-diffharness: %d of %d goals met%s' % (
         len(GOALS) + len(by_size) - len(failed), len(GOALS) + len(by_size),
         '; failed: ' + ', '.join(g[0] for g in failed) if failed else ''))

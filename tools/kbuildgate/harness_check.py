@@ -13,6 +13,7 @@ import re
 import shutil
 
 from .errors import SetupError
+from .harness_boards import BOARD_CLASSES, POLICY, judge
 
 MODES = ('allnoconfig', 'allyesconfig', 'randconfig')
 FORMS = ('a', 'b')
@@ -20,7 +21,7 @@ BOARD = 'HARNESS_BOARD'
 SKIP = {'MODULES'}                # never drawn, besides choice members
 # a board should not select these: BROKEN marks code that does not build,
 # COMPILE_TEST builds drivers for coverage (patch 8 never hinted it)
-NEVER_HINT = ('BROKEN', 'COMPILE_TEST')
+NEVER_HINT = ('BROKEN',) + POLICY
 UNMET_RE = re.compile(
     r'^WARNING: unmet direct dependencies detected for (\w+)', re.M)
 HINT_NOTE = ': note: to meet it, select '
@@ -61,7 +62,7 @@ def candidates(config, choices):
 
 # The sizes of real boards: a handful of selects, a board file of some
 # dozens (msm-virt's three levels select 45), and a whole defconfig
-SIZES = ('1-8', '9-20', '21-40', 'defconfig')
+SIZES = ('1-8', '9-20', '21-40', 'defconfig') + BOARD_CLASSES
 
 
 def defconfig_selects(tree, arch, syms):
@@ -319,6 +320,9 @@ def check_fragment(confs, roots, frag, args):
             res['diffs'] += [dict(f, form='a', mode='allnoconfig, round')
                              for f in duplicates(r)]
         patched_runs += runs
+        if frag['size'] in BOARD_CLASSES:
+            judge(res, stock, frag, run0.report,
+                  os.path.join(args.scratch, 'real', arch, frag['defconfig']))
     for r in patched_runs:
         res['no_ending'] += [{'symbol': s, 'run': r.dir} for s in no_ending(r)]
     findings = res['diffs'] or res['errors'] or res['no_ending'] or \
