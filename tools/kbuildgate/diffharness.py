@@ -90,7 +90,8 @@ from concurrent.futures import ThreadPoolExecutor
 from . import kmake, util
 from .errors import SetupError, UsageError
 from .harness_check import (NEVER_HINT, candidates, check_fragment,
-                            choice_members, compare, defconfig_selects, draw,
+                            choice_members, compare, defconfig_choices,
+                            defconfig_selects, draw,
                             no_ending, stale_in_stock, warned, write_form)
 from .harness_options import parser
 from .harness_boards import (BOARD_CLASSES, POLICY, board_findings,
@@ -320,7 +321,7 @@ def setup(args, archs):
     return confs, roots, syms, shim
 
 
-def draw_all(args, archs, syms):
+def draw_all(args, archs, syms, choices):
     """The fragments of the run: --count of each of @archs, drawn from
     its candidate symbols @syms (only those of --index when given), the
     architectures in turn, and the boards of the board classes
@@ -334,8 +335,9 @@ def draw_all(args, archs, syms):
         own = [draw(rng, syms[arch], arch, args.seed, i,
                     sizes[i % len(sizes)], defconfigs)
                for i in range(args.count)] if sizes else []
-        for f in board_frags(args.stock, arch, defconfigs or {}, args.seed,
-                             args.count):
+        for f in board_frags(args.stock, arch, defconfigs or {},
+                             defconfig_choices(args.stock, arch, choices),
+                             args.seed, args.count):
             if f['size'] in args.sizes:
                 f['index'] = len(own)
                 own.append(f)
@@ -443,7 +445,7 @@ def main():
     except (UsageError, OSError) as e:
         print('kconfig-diffharness: %s' % e, file=sys.stderr)
         return 2
-    frags = draw_all(args, archs, syms)
+    frags = draw_all(args, archs, syms, choice_members(args.stock))
     log('%d fragments, seed %d, modes %s, forms %s, %d job(s)' % (
         len(frags), args.seed, ' '.join(args.modes), ' '.join(args.forms),
         args.jobs))

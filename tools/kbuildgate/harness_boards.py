@@ -87,16 +87,19 @@ def platform_symbol(tree, arch, selects):
     return max(cands, key=lambda s: (n[s], s)) if cands else None
 
 
-def board_frags(tree, arch, defconfigs, seed, count):
+def board_frags(tree, arch, defconfigs, choices, seed, count):
     """The fragments of the board classes: every defconfig of
     @defconfigs ({name: selects}), the first @count in name order, as a
-    board, and as an ablated board when it has a platform symbol."""
+    board, and as an ablated board when it has a platform symbol.  The
+    choice members that a defconfig sets (@choices, {name: lines}) are
+    its board's .config (KCONFIG_ALLCONFIG): a select cannot set them."""
     out = []
     for name in sorted(defconfigs)[:count]:
         sel = defconfigs[name]
         plat = platform_symbol(tree, arch, sel)
         base = {'arch': arch, 'seed': seed, 'defconfig': name,
-                'platform': plat, 'kconfig_seed': 1}
+                'platform': plat, 'kconfig_seed': 1,
+                'allconfig': choices.get(name, [])}
         out.append(dict(base, size='board', selects=list(sel)))
         if plat:
             out.append(dict(base, size='ablated',

@@ -81,6 +81,20 @@ def defconfig_selects(tree, arch, syms):
     return out
 
 
+def defconfig_choices(tree, arch, choices):
+    """{defconfig: its CONFIG_X=y lines of choice members @choices}: what
+    a select cannot set, and a board sets in its .config"""
+    d = os.path.join(tree, 'arch', arch, 'configs')
+    out = {}
+    for name in sorted(os.listdir(d)) if os.path.isdir(d) else ():
+        if name.endswith('defconfig'):
+            with open(os.path.join(d, name), errors='replace') as f:
+                out[name] = [m.group(0) for m in re.finditer(
+                    r'^CONFIG_(\w+)=y$', f.read(), re.M)
+                    if m.group(1) in choices]
+    return out
+
+
 def draw(rng, syms, arch, seed, index, size='1-8', defconfigs=None):
     """Fragment @index: a board that selects k random candidates, k
     drawn in the size class @size, or, for 'defconfig', every =y of one
@@ -223,7 +237,8 @@ def follow_hints(patched, frag, run0, root, d, rounds):
             break
         selects += add
         path = write_form(d, 'round%d' % r, root, selects, 'a', 'patched')
-        nxt = patched.run(path, 'allnoconfig', os.path.join(d, 'round%d' % r))
+        nxt = patched.run(path, 'allnoconfig', os.path.join(d, 'round%d' % r),
+                          allconfig=frag.get('allconfig'))
         runs.append(nxt)
         if nxt.report is None:
             out.append({'round': r, 'added': add, 'error': nxt.dir})
@@ -281,9 +296,11 @@ def check_fragment(confs, roots, frag, args):
             seed = frag['kconfig_seed'] if mode == 'randconfig' else None
             name = '%s-%s' % (form, mode)
             s = stock.run(paths['stock', form], mode,
-                          os.path.join(d, 'stock-' + name), seed)
+                          os.path.join(d, 'stock-' + name), seed,
+                          allconfig=frag.get('allconfig'))
             p = patched.run(paths['patched', form], mode,
-                            os.path.join(d, 'patched-' + name), seed)
+                            os.path.join(d, 'patched-' + name), seed,
+                            allconfig=frag.get('allconfig'))
             res['runs'] += 2
             res['compared'] += 1
             for r in (s, p):
@@ -299,7 +316,8 @@ def check_fragment(confs, roots, frag, args):
                 run0 = p
     if run0 is None:
         run0 = patched.run(paths['patched', 'a'], 'allnoconfig',
-                           os.path.join(d, 'patched-a-allnoconfig'))
+                           os.path.join(d, 'patched-a-allnoconfig'),
+                           allconfig=frag.get('allconfig'))
         res['runs'] += 1
         patched_runs.append(run0)
     if run0.report is None:
