@@ -192,7 +192,8 @@ def board_summary(results):
 
 def print_boards(results, archs):
     """Print the board figures per architecture and class; return
-    (figures by "ARCH CLASS", the goals that failed)."""
+    (figures by "ARCH CLASS", the goals that failed, how many were
+    checked)."""
     out, failed = {}, []
     cols = ['%s %s' % (a, c) for a in archs for c in BOARD_CLASSES]
     for a in archs:
@@ -201,7 +202,7 @@ def print_boards(results, archs):
                 [r for r in results if r['arch'] == a and r['size'] == c])
     cols = [c for c in cols if out[c].get('boards')]
     if not cols:
-        return out, failed
+        return out, failed, 0
     print('%-40s' % 'real boards' + ''.join('%14s' % c for c in cols))
     for key, what in BOARD_ROWS:
         print('%-40s' % what + ''.join('%14s' % out[c].get(key, 0)
@@ -211,7 +212,7 @@ def print_boards(results, archs):
             v = out[c].get(key, 0)
             if not (v == limit if op == '==' else v >= limit):
                 failed.append(('%s[%s]' % (key, c),))
-    return out, failed
+    return out, failed, len(cols) * len(BOARD_GOALS)
 
 
 def board_findings(results):
