@@ -4,8 +4,10 @@ harness: hints judged against what the tree's maintainers chose.
 
 A board is one of the tree's defconfigs for the architecture: the board
 fragment selects the defconfig's own =y lines (those that are candidates,
-as for the "defconfig" size class), and an ablated board is the same less
-its platform symbol.  The real board is the .config that the defconfig
+as for the "defconfig" size class, and that the defconfig's own .config
+keeps: a line that it drops is stale, not the board's), its choice
+members go into its .config (KCONFIG_ALLCONFIG), and an ablated board is
+the same less its platform symbol.  The real board is the .config that the defconfig
 gives ("make ARCH=... NAME_defconfig", run here as stock conf
 --defconfig=arch/ARCH/configs/NAME), its =y and =m lines.  Each board is
 judged on:
@@ -126,6 +128,17 @@ def real_board(stock, name, rundir):
             _real[key] = set(x.decode() for x in re.findall(
                 rb'^CONFIG_(\w+)=[ym]$', run.config, re.M))
     return _real[key]
+
+
+def real_selects(stock, frag, rundir):
+    """@frag less the selects that its real board does not have: a =y
+    line of a defconfig that its own .config drops (the defconfig is
+    stale) is not the board's.  They are kept as "stale"."""
+    real = real_board(stock, frag['defconfig'], rundir)
+    if real is None:
+        return frag
+    return dict(frag, selects=[s for s in frag['selects'] if s in real],
+                stale=[s for s in frag['selects'] if s not in real])
 
 
 def judge(res, stock, frag, report, rundir):

@@ -13,7 +13,7 @@ import re
 import shutil
 
 from .errors import SetupError
-from .harness_boards import BOARD_CLASSES, POLICY, judge
+from .harness_boards import BOARD_CLASSES, POLICY, judge, real_selects
 
 MODES = ('allnoconfig', 'allyesconfig', 'randconfig')
 FORMS = ('a', 'b')
@@ -285,6 +285,9 @@ def check_fragment(confs, roots, frag, args):
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
     stock, patched = confs['stock', arch], confs['patched', arch]
+    if frag['size'] in BOARD_CLASSES:
+        frag = real_selects(stock, frag, os.path.join(args.scratch, 'real',
+                                                      arch, frag['defconfig']))
     paths = {(tag, form): write_form(d, 'board', roots[tag, arch],
                                      frag['selects'], form, tag)
              for tag in ('stock', 'patched') for form in FORMS}
