@@ -151,13 +151,39 @@ def test_goals_fail_on_one_finding():
     clean = {'fixable': 20, 'fixable_clean1': 19, 'fixable_clean1_pct': 95.0}
     assert all(g[5] for g in tool.goals(clean))
     for key in ('config_diffs', 'warned_diffs', 'duplicates', 'left_own',
-                'new_unmet', 'no_ending', 'conf_errors'):
+                'new_unmet', 'no_ending', 'conf_errors', 'union_policy'):
         failed = [g[0] for g in tool.goals(dict(clean, **{key: 1}))
                   if not g[5]]
         assert failed == [key]
     failed = [g[0] for g in tool.goals(dict(clean, fixable_clean1_pct=94.9))
               if not g[5]]
     assert failed == ['fixable_clean1_pct']
+    # a series without the switch rule reports union_policy, as info
+    assert all(g[5] for g in tool.goals(dict(clean, union_policy=3), False))
+
+
+def test_board_platform_and_real_board(tmp_path):
+    """The board classes: the platform symbol of a defconfig is found
+    from the tree (the ARCH_* that most "|| COMPILE_TEST" drivers name),
+    and the real board is what stock conf makes of the defconfig."""
+    from kbuildgate import harness_boards as hb
+    tool = load_tool()
+    sel = {}
+    for name in ('qcom_defconfig', 'exynos_defconfig', 'multi_v7_defconfig'):
+        text = (PRISTINE / 'arch' / 'arm' / 'configs' / name).read_text()
+        sel[name] = [l[7:-2] for l in text.splitlines()
+                     if l.startswith('CONFIG_') and l.endswith('=y')]
+    assert hb.platform_symbol(str(PRISTINE), 'arm',
+                              sel['qcom_defconfig']) == 'ARCH_QCOM'
+    assert hb.platform_symbol(str(PRISTINE), 'arm',
+                              sel['exynos_defconfig']) == 'ARCH_EXYNOS'
+    assert hb.platform_symbol(str(PRISTINE), 'arm',
+                              sel['multi_v7_defconfig']).startswith('ARCH_')
+    stock = tool.Conf('stock', str(PRISTINE), 'arm', str(OUT))
+    stock.build()
+    real = hb.real_board(stock, 'qcom_defconfig', str(tmp_path / 'real'))
+    assert 'ARCH_QCOM' in real and 'ARCH_MULTI_V7' in real
+    assert 'COMPILE_TEST' not in real and 'ARCH_EXYNOS' not in real
 
 
 def test_a_remade_tree_stops_the_run():

@@ -90,9 +90,12 @@ from concurrent.futures import ThreadPoolExecutor
 from . import kmake, util
 from .errors import SetupError, UsageError
 from .harness_check import (NEVER_HINT, candidates, check_fragment,
-                            choice_members, compare, defconfig_selects, draw,
+                            choice_members, compare, defconfig_choices,
+                            defconfig_selects, draw,
                             no_ending, stale_in_stock, warned, write_form)
 from .harness_options import parser
+from .harness_boards import (BOARD_CLASSES, POLICY, board_findings,
+                             board_frags, print_boards)
 from .harness_conf import (START, Conf, build_shim, check_shell_cache,
                            log)
 
@@ -101,6 +104,8 @@ __all__ = ['Conf', 'SetupError', 'compare', 'goals', 'main', 'no_ending',
            'stale_in_stock', 'warned', 'write_form']
 
 TOP = util.TOP
+# whether the patched tree keeps switches out of its hints (main())
+SWITCHES = [True]
 
 # (key, what, operator, threshold)
 GOALS = (
@@ -114,6 +119,8 @@ GOALS = (
      '==', 0),
     ('fixable_clean1_pct', 'fixable fragments clean after 1 round, %',
      '>=', 95.0),
+    ('union_policy', 'union hints with a policy switch (COMPILE_TEST, '
+     'EXPERT) that the board does not select', '==', 0),
 )
 
 
@@ -141,16 +148,34 @@ def summarize(results):
         for k in ('union_missed', 'wrongly_unfixable'):
             n[k] += sum(len(x.get(k, ())) for x in r['rounds'])
         n['stuck'] += any(x.get('stuck') for x in r['rounds'])
+        n['union_policy'] += any(h in POLICY and h not in r['selects']
+                                 for h in r.get('hint', ()))
     s = dict(n)
     s['fixable_clean1_pct'] = round(100.0 * n['fixable_clean1'] /
                                     n['fixable'], 1) if n['fixable'] else 100.0
     return s
 
 
-def goals(summary):
-    """[(key, what, operator, threshold, value, ok)] of the summary."""
+def switch_rule(tree):
+    """Does the series in @tree keep switches out of its hints (issue 37:
+    hint_is_switch() in scripts/kconfig/)?  A series without the rule
+    (the backports before it) reports union_policy, not as a goal."""
+    d = os.path.join(tree, 'scripts', 'kconfig')
+    for name in os.listdir(d) if os.path.isdir(d) else ():
+        if name.endswith('.c'):
+            with open(os.path.join(d, name), errors='replace') as f:
+                if 'hint_is_switch' in f.read():
+                    return True
+    return False
+
+
+def goals(summary, switches=True):
+    """[(key, what, operator, threshold, value, ok)] of the summary; the
+    union_policy goal only if @switches (switch_rule())."""
     out = []
     for key, what, op, limit in GOALS:
+        if key == 'union_policy' and not switches:
+            continue
         v = summary.get(key, 0)
         out.append((key, what, op, limit, v,
                     v == limit if op == '==' else v >= limit))
@@ -174,13 +199,15 @@ ROWS = (
     ('hint_BROKEN', 'fragments with a hint that names BROKEN (info)'),
     ('hint_COMPILE_TEST',
      'fragments with a hint that names COMPILE_TEST (info)'),
+    ('hint_EXPERT', 'fragments with a hint that names EXPERT (info)'),
 )
 
 
 SIZE_ROWS = (('fragments', 'fragments'), ('fixable', 'fixable'),
              ('fixable_clean1_pct', 'clean after 1 round, %'),
              ('stuck', 'stuck'),
-             ('wrongly_unfixable', 'wrong "no select can meet it"'))
+             ('wrongly_unfixable', 'wrong "no select can meet it"'),
+             ('union_policy', 'union with COMPILE_TEST/EXPERT'))
 
 
 def print_sizes(results, archs, sizes):
@@ -209,7 +236,8 @@ def print_table(summaries, archs):
     for key, what in ROWS:
         print('%-64s' % what +
               ''.join('%8s' % summaries[c].get(key, 0) for c in cols))
-    for key, what, op, limit, v, ok in goals(summaries['total']):
+    for key, what, op, limit, v, ok in goals(summaries['total'],
+                                             SWITCHES[0]):
         print('%-64s' % what +
               ''.join('%8s' % summaries[c].get(key, 0) for c in cols) +
               '   %s %s  %s' % (op, limit, 'ok' if ok else 'FAIL'))
@@ -266,6 +294,7 @@ def print_findings(results, show):
             kinds['hint names %s (info)' % ' or '.join(NEVER_HINT)].append(
                 '%s: selects %s; hint %s' % (where, ' '.join(r['selects']),
                                              ' '.join(r['never_hint'])))
+    kinds.update(board_findings(results))
     for kind, lines in kinds.items():
         print('%s: %d' % (kind, len(lines)))
         for line in lines[:show]:
@@ -311,18 +340,27 @@ def setup(args, archs):
     return confs, roots, syms, shim
 
 
-def draw_all(args, archs, syms):
+def draw_all(args, archs, syms, choices):
     """The fragments of the run: --count of each of @archs, drawn from
     its candidate symbols @syms (only those of --index when given), the
-    architectures in turn.  Returns the list of fragments."""
+    architectures in turn, and the boards of the board classes
+    (harness_boards.board_frags()).  Returns the list of fragments."""
     frags = []
+    sizes = [s for s in args.sizes if s not in BOARD_CLASSES]
     for arch in archs:
         rng = random.Random('%d:%s' % (args.seed, arch))
         defconfigs = defconfig_selects(args.stock, arch, syms[arch]) \
-            if 'defconfig' in args.sizes else None
-        frags += [draw(rng, syms[arch], arch, args.seed, i,
-                       args.sizes[i % len(args.sizes)], defconfigs)
-                  for i in range(args.count)]
+            if set(args.sizes) - set(sizes) or 'defconfig' in sizes else None
+        own = [draw(rng, syms[arch], arch, args.seed, i,
+                    sizes[i % len(sizes)], defconfigs)
+               for i in range(args.count)] if sizes else []
+        for f in board_frags(args.stock, arch, defconfigs or {},
+                             defconfig_choices(args.stock, arch, choices),
+                             args.seed, args.count):
+            if f['size'] in args.sizes:
+                f['index'] = len(own)
+                own.append(f)
+        frags += own
     if args.index:
         frags = [f for f in frags if f['index'] in args.index]
     # the architectures in turn, so that a time limit cuts them alike
@@ -374,12 +412,18 @@ def print_results(args, archs, frags, results):
     print_findings(results, args.show)
     print_table(summaries, archs)
     by_size = print_sizes(results, archs, args.sizes)
-    failed = [g for g in goals(summaries['total']) if not g[5]]
-    # the one-round goal holds at every size, not only on the whole
-    failed += [('fixable_clean1_pct[%s]' % k,) for k, s in by_size.items()
-               if s.get('fixable_clean1_pct', 100.0) < 95.0]
+    by_board, board_failed, board_goals = print_boards(results, archs)
+    main_goals = goals(summaries['total'], SWITCHES[0])
+    failed = [g for g in main_goals if not g[5]] + board_failed
+    # the one-round goal holds at every random size, not only on the whole
+    sizes = [k for k in by_size if k.split()[1] not in BOARD_CLASSES]
+    failed += [('fixable_clean1_pct[%s]' % k,) for k in sizes
+               if by_size[k].get('fixable_clean1_pct', 100.0) < 95.0]
+    checked = len(main_goals) + len(sizes) + board_goals
+    by_size.update({k + ' (real boards)': v for k, v in by_board.items()
+                    if v.get('boards')})
     print('kconfig-diffharness: %d of %d goals met%s' % (
-        len(GOALS) + len(by_size) - len(failed), len(GOALS) + len(by_size),
+        checked - len(failed), checked,
         '; failed: ' + ', '.join(g[0] for g in failed) if failed else ''))
     return summaries, by_size, failed
 
@@ -396,7 +440,8 @@ def write_json(args, archs, frags, results, summaries, by_size, shim):
            'shell_cache': shim is not None,
            'goals': [{'key': k, 'what': w, 'op': op, 'threshold': t,
                       'value': v, 'ok': ok}
-                     for k, w, op, t, v, ok in goals(summaries['total'])],
+                     for k, w, op, t, v, ok in goals(summaries['total'],
+                                                     SWITCHES[0])],
            'sizes': args.sizes, 'by_size': by_size,
            'summary': summaries, 'fragments': results}
     tmp = args.json + '.tmp'
@@ -416,12 +461,13 @@ def main():
         ap.error('--minutes must be above 0')
     if args.count < 1 or args.jobs < 1 or args.rounds < 1:
         ap.error('--count, --jobs and --rounds must be at least 1')
+    SWITCHES[0] = switch_rule(args.patched)
     try:
         confs, roots, syms, shim = setup(args, archs)
     except (UsageError, OSError) as e:
         print('kconfig-diffharness: %s' % e, file=sys.stderr)
         return 2
-    frags = draw_all(args, archs, syms)
+    frags = draw_all(args, archs, syms, choice_members(args.stock))
     log('%d fragments, seed %d, modes %s, forms %s, %d job(s)' % (
         len(frags), args.seed, ' '.join(args.modes), ' '.join(args.forms),
         args.jobs))

@@ -13,6 +13,7 @@ import re
 import shutil
 
 from .errors import SetupError
+from .harness_boards import BOARD_CLASSES, POLICY, judge, real_selects
 
 MODES = ('allnoconfig', 'allyesconfig', 'randconfig')
 FORMS = ('a', 'b')
@@ -20,7 +21,7 @@ BOARD = 'HARNESS_BOARD'
 SKIP = {'MODULES'}                # never drawn, besides choice members
 # a board should not select these: BROKEN marks code that does not build,
 # COMPILE_TEST builds drivers for coverage (patch 8 never hinted it)
-NEVER_HINT = ('BROKEN', 'COMPILE_TEST')
+NEVER_HINT = ('BROKEN',) + POLICY
 UNMET_RE = re.compile(
     r'^WARNING: unmet direct dependencies detected for (\w+)', re.M)
 HINT_NOTE = ': note: to meet it, select '
@@ -61,7 +62,7 @@ def candidates(config, choices):
 
 # The sizes of real boards: a handful of selects, a board file of some
 # dozens (msm-virt's three levels select 45), and a whole defconfig
-SIZES = ('1-8', '9-20', '21-40', 'defconfig')
+SIZES = ('1-8', '9-20', '21-40', 'defconfig') + BOARD_CLASSES
 
 
 def defconfig_selects(tree, arch, syms):
@@ -77,6 +78,20 @@ def defconfig_selects(tree, arch, syms):
         s = [x for x in dict.fromkeys(s) if x in cand]
         if s:
             out[name] = s
+    return out
+
+
+def defconfig_choices(tree, arch, choices):
+    """{defconfig: its CONFIG_X=y lines of choice members @choices}: what
+    a select cannot set, and a board sets in its .config"""
+    d = os.path.join(tree, 'arch', arch, 'configs')
+    out = {}
+    for name in sorted(os.listdir(d)) if os.path.isdir(d) else ():
+        if name.endswith('defconfig'):
+            with open(os.path.join(d, name), errors='replace') as f:
+                out[name] = [m.group(0) for m in re.finditer(
+                    r'^CONFIG_(\w+)=y$', f.read(), re.M)
+                    if m.group(1) in choices]
     return out
 
 
@@ -222,7 +237,8 @@ def follow_hints(patched, frag, run0, root, d, rounds):
             break
         selects += add
         path = write_form(d, 'round%d' % r, root, selects, 'a', 'patched')
-        nxt = patched.run(path, 'allnoconfig', os.path.join(d, 'round%d' % r))
+        nxt = patched.run(path, 'allnoconfig', os.path.join(d, 'round%d' % r),
+                          allconfig=frag.get('allconfig'))
         runs.append(nxt)
         if nxt.report is None:
             out.append({'round': r, 'added': add, 'error': nxt.dir})
@@ -269,6 +285,9 @@ def check_fragment(confs, roots, frag, args):
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
     stock, patched = confs['stock', arch], confs['patched', arch]
+    if frag['size'] in BOARD_CLASSES:
+        frag = real_selects(stock, frag, os.path.join(args.scratch, 'real',
+                                                      arch, frag['defconfig']))
     paths = {(tag, form): write_form(d, 'board', roots[tag, arch],
                                      frag['selects'], form, tag)
              for tag in ('stock', 'patched') for form in FORMS}
@@ -280,9 +299,11 @@ def check_fragment(confs, roots, frag, args):
             seed = frag['kconfig_seed'] if mode == 'randconfig' else None
             name = '%s-%s' % (form, mode)
             s = stock.run(paths['stock', form], mode,
-                          os.path.join(d, 'stock-' + name), seed)
+                          os.path.join(d, 'stock-' + name), seed,
+                          allconfig=frag.get('allconfig'))
             p = patched.run(paths['patched', form], mode,
-                            os.path.join(d, 'patched-' + name), seed)
+                            os.path.join(d, 'patched-' + name), seed,
+                            allconfig=frag.get('allconfig'))
             res['runs'] += 2
             res['compared'] += 1
             for r in (s, p):
@@ -298,7 +319,8 @@ def check_fragment(confs, roots, frag, args):
                 run0 = p
     if run0 is None:
         run0 = patched.run(paths['patched', 'a'], 'allnoconfig',
-                           os.path.join(d, 'patched-a-allnoconfig'))
+                           os.path.join(d, 'patched-a-allnoconfig'),
+                           allconfig=frag.get('allconfig'))
         res['runs'] += 1
         patched_runs.append(run0)
     if run0.report is None:
@@ -319,6 +341,9 @@ def check_fragment(confs, roots, frag, args):
             res['diffs'] += [dict(f, form='a', mode='allnoconfig, round')
                              for f in duplicates(r)]
         patched_runs += runs
+        if frag['size'] in BOARD_CLASSES:
+            judge(res, stock, frag, run0.report,
+                  os.path.join(args.scratch, 'real', arch, frag['defconfig']))
     for r in patched_runs:
         res['no_ending'] += [{'symbol': s, 'run': r.dir} for s in no_ending(r)]
     findings = res['diffs'] or res['errors'] or res['no_ending'] or \

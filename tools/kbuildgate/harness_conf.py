@@ -198,9 +198,11 @@ class Conf:
         if not same:
             raise SetupError('%s changed during the run: run again' % self.tree)
 
-    def run(self, kconfig, mode, rundir, seed=None, config=None):
+    def run(self, kconfig, mode, rundir, seed=None, config=None,
+            allconfig=None):
         """Run conf --@mode on @kconfig in @rundir, from @config (bytes) as
-        .config if given."""
+        .config if given, with @allconfig (lines) as KCONFIG_ALLCONFIG if
+        given."""
         os.makedirs(rundir, exist_ok=True)
         report = os.path.join(rundir, 'report.json')
         for f in ('.config', '.config.old', 'report.json'):
@@ -214,6 +216,10 @@ class Conf:
             env['KCONFIG_SEED'] = str(seed)
         if self.tag == 'patched':
             env['KCONFIG_UNMET_REPORT'] = report
+        if allconfig:
+            env['KCONFIG_ALLCONFIG'] = os.path.join(rundir, 'allconfig')
+            with open(env['KCONFIG_ALLCONFIG'], 'w') as f:
+                f.write(''.join(x + '\n' for x in allconfig))
         ps = subprocess.run([self.conf, '--' + mode, kconfig], cwd=rundir,
                             env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,

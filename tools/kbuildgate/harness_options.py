@@ -28,7 +28,7 @@ def parser(doc):
                     ' the fragments are drawn as without it)')
     ap.add_argument('--count', type=int, default=100,
                     help='fragments per architecture (default 100)')
-    ap.add_argument('--arch', action='append', choices=('arm', 'x86'),
+    ap.add_argument('--arch', action='append', choices=('arm', 'x86', 'mips', 'powerpc', 'sh'),
                     help='architecture (repeatable; default arm and x86)')
     ap.add_argument('--modes', nargs='+', choices=MODES, default=list(MODES),
                     help='conf modes compared, stock against patched '
@@ -40,7 +40,10 @@ def parser(doc):
     ap.add_argument('--sizes', nargs='+', choices=SIZES, default=['1-8'],
                     help='size classes of the fragments, drawn in turn: '
                     'SIZES selects, or "defconfig", every =y of one of the '
-                    'tree\'s defconfigs (default: 1-8)')
+                    'tree\'s defconfigs; "board" and "ablated" judge the '
+                    'hints against the tree\'s defconfigs: every defconfig '
+                    '(the first --count), as a board and less its platform '
+                    'symbol (default: 1-8)')
     ap.add_argument('--rounds', type=int, default=3,
                     help='rounds of following the union hint (default 3)')
     kmake.tree_pair_options(ap)
