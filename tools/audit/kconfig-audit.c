@@ -137,19 +137,70 @@ static struct tv tv_const(tristate t)
 	return v;
 }
 
+/*
+ * Clauses go to @sink: the solver of the whole tree, @ps, which keeps a
+ * copy of what the encoding adds in @lits (each symbol's share of it is
+ * its slot's range), or the solver of one question, @cone_ps, that gets
+ * only the clauses of the question's cone, its variables numbered afresh
+ * (local_lit()).
+ */
+static PicoSAT *sink, *cone_ps;
+static int *lits;
+static size_t nlits, lits_cap;
+static bool recording;
+static int *local_of;
+static unsigned int *local_gen, local_cur;
+static size_t local_cap;
+
 static int new_var(void)
 {
 	return picosat_inc_max_var(ps);
 }
 
+static int local_lit(int lit)
+{
+	int v = abs(lit);
+
+	if ((size_t)v >= local_cap) {
+		size_t cap = 2 * (size_t)v + 1024;
+
+		local_of = xrealloc(local_of, cap * sizeof(*local_of));
+		local_gen = xrealloc(local_gen, cap * sizeof(*local_gen));
+		memset(local_gen + local_cap, 0,
+		       (cap - local_cap) * sizeof(*local_gen));
+		local_cap = cap;
+	}
+	if (local_gen[v] != local_cur) {
+		local_gen[v] = local_cur;
+		local_of[v] = picosat_inc_max_var(cone_ps);
+	}
+	return lit < 0 ? -local_of[v] : local_of[v];
+}
+
+static void emit(int lit)
+{
+	if (sink != ps) {
+		picosat_add(sink, lit ? local_lit(lit) : 0);
+		return;
+	}
+	if (recording) {
+		if (nlits == lits_cap) {
+			lits_cap = lits_cap ? 2 * lits_cap : 1 << 20;
+			lits = xrealloc(lits, lits_cap * sizeof(*lits));
+		}
+		lits[nlits++] = lit;
+	}
+	picosat_add(ps, lit);
+}
+
 static void clause(int a, int b, int c)
 {
-	picosat_add(ps, a);
+	emit(a);
 	if (b)
-		picosat_add(ps, b);
+		emit(b);
 	if (c)
-		picosat_add(ps, c);
-	picosat_add(ps, 0);
+		emit(c);
+	emit(0);
 }
 
 static int lit_and(int a, int b)
@@ -226,12 +277,19 @@ struct sym_vars {
 struct var_slot {
 	struct symbol *sym;
 	struct sym_vars vars;
+	size_t vars_from, vars_to;	/* its clauses in lits[] */
+	size_t def_from, def_to;
 	unsigned int gen;
 	uint64_t hash;
+	unsigned int carry_gen;	/* sym_carries() failed in that search */
+	int carry_depth;	/* with that depth left */
 };
 static struct var_slot *var_table;
 static size_t var_table_size;
 static unsigned int cur_gen = 1;
+/* The symbols of the cone of influence of the select asked */
+static struct symbol **cone;
+static int cone_len, cone_cap;
 
 static size_t var_slot(struct symbol *sym)
 {
@@ -320,8 +378,12 @@ static struct tv tv_expr(struct expr *e)
 	default:
 		break;
 	}
-	/* strings, numbers and orderings: anything */
-	coarse++;
+	/*
+	 * strings, numbers and orderings: anything (counted once: a
+	 * candidate's question is encoded again for the whole tree)
+	 */
+	if (sink != ps || recording)
+		coarse++;
 	v.g = v.y = new_var();
 	return v;
 }
@@ -428,11 +490,11 @@ static void encode_choice(struct symbol *choice)
 	if (list_empty(&choice->menus) || !vars_of(choice))
 		return;
 	menu = list_first_entry(&choice->menus, struct menu, link);
-	picosat_add(ps, -vars_of(choice)->y);
+	emit(-vars_of(choice)->y);
 	list_for_each_entry(a, &menu->choice_members, choice_link)
 		if (vars_of(a))
-			picosat_add(ps, vars_of(a)->y);
-	picosat_add(ps, 0);
+			emit(vars_of(a)->y);
+	emit(0);
 	list_for_each_entry(a, &menu->choice_members, choice_link) {
 		if (!vars_of(a))
 			continue;
@@ -452,11 +514,11 @@ static void encode_choice(struct symbol *choice)
 
 	if (!prop || !vars_of(choice))
 		return;
-	picosat_add(ps, -vars_of(choice)->y);
+	emit(-vars_of(choice)->y);
 	expr_list_for_each_sym(prop->expr, e, a)
 		if (vars_of(a))
-			picosat_add(ps, vars_of(a)->y);
-	picosat_add(ps, 0);
+			emit(vars_of(a)->y);
+	emit(0);
 	expr_list_for_each_sym(prop->expr, e, a) {
 		if (!vars_of(a))
 			continue;
@@ -551,6 +613,145 @@ static bool has_vars(struct symbol *sym)
 	       sym != &symbol_yes && sym != &symbol_mod && sym != &symbol_no;
 }
 
+/* How far cond_carries() follows dependencies from symbol to symbol */
+#define CARRY_DEPTH	6
+
+/* The target of the select asked: no chain may assume it is met */
+static struct symbol *carry_target;
+/* One search for one conjunct of it: what failed there fails again */
+static unsigned int carry_gen;
+
+static bool sym_carries(struct symbol *f, struct expr *d, bool tri,
+			int depth);
+static bool cond_carries(struct expr *cond, struct expr *d, bool tri,
+			 int depth);
+static bool disjuncts_carry(struct expr *e, struct expr *d, bool tri,
+			    int depth);
+
+/*
+ * Does @f, on while @cond holds, select @d or a symbol that carries it
+ * (sym_carries())?  A select forces its target to @f's value at least.
+ */
+static bool selects_carry(struct symbol *f, struct expr *cond, struct expr *d,
+			  bool tri, int depth)
+{
+	struct property *prop;
+	struct symbol *x;
+
+	for_all_properties(f, prop, P_SELECT) {
+		if (!select_carries_deps(prop->visible.expr, cond))
+			continue;
+		x = prop->expr->left.sym;
+		if (d->type == E_SYMBOL && d->left.sym == x)
+			return true;
+		if (depth > 0 && sym_carries(x, d, tri, depth - 1))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Is @d at least as high as the symbol @f, when @f is not forced above
+ * its dependencies?  It is if @f selects what carries it, or if @f's
+ * dependencies carry it.  For a tristate question (@tri) a bool @f is y
+ * over dependencies at m, so these carry only a bool @d.
+ */
+static bool sym_carries_once(struct symbol *f, struct expr *d, bool tri,
+			     int depth)
+{
+	struct property *prop;
+
+	if (selects_carry(f, f->dir_dep.expr, d, tri, depth))
+		return true;
+	if (tri && f->type != S_TRISTATE &&
+	    !(d->type == E_SYMBOL && d->left.sym->type == S_BOOLEAN))
+		return false;
+	if (f->dir_dep.expr && cond_carries(f->dir_dep.expr, d, tri, depth))
+		return true;
+	/* without a prompt, a default or an imply, it is what selects it */
+	for_all_properties(f, prop, P_PROMPT)
+		return false;
+	for_all_defaults(f, prop)
+		return false;
+	return !f->implied.expr && f->rev_dep.expr &&
+	       disjuncts_carry(f->rev_dep.expr, d, tri, depth);
+}
+
+/* sym_carries_once(), once for each symbol in one search */
+static bool sym_carries(struct symbol *f, struct expr *d, bool tri,
+			int depth)
+{
+	struct var_slot *slot = slot_of(f);
+
+	if (!slot || !has_vars(f) || f == carry_target || sym_is_choice(f) ||
+	    (slot->carry_gen == carry_gen && slot->carry_depth >= depth))
+		return false;
+	if (sym_carries_once(f, d, tri, depth))
+		return true;
+	slot->carry_gen = carry_gen;
+	slot->carry_depth = depth;
+	return false;
+}
+
+/* Does every disjunct of @e carry @d? */
+static bool disjuncts_carry(struct expr *e, struct expr *d, bool tri,
+			    int depth)
+{
+	if (e->type == E_OR)
+		return disjuncts_carry(e->left.expr, d, tri, depth) &&
+		       disjuncts_carry(e->right.expr, d, tri, depth);
+	return cond_carries(e, d, tri, depth);
+}
+
+/*
+ * Does @cond carry @d: is it one of @cond's conjuncts, or carried by a
+ * symbol that is one (sym_carries()), up to @depth symbols away?
+ */
+static bool cond_carries(struct expr *cond, struct expr *d, bool tri,
+			 int depth)
+{
+	if (!cond)
+		return false;
+	if (cond->type == E_AND)
+		return cond_carries(cond->left.expr, d, tri, depth) ||
+		       cond_carries(cond->right.expr, d, tri, depth);
+	if (expr_same(cond, d))
+		return true;
+	/* S=y carries S, and S!=n carries it while only "on" counts */
+	if (d->type == E_SYMBOL && cond->left.sym == d->left.sym &&
+	    ((cond->type == E_EQUAL && cond->right.sym == &symbol_yes) ||
+	     (cond->type == E_UNEQUAL && cond->right.sym == &symbol_no &&
+	      (!tri || d->left.sym->type == S_BOOLEAN))))
+		return true;
+	return cond->type == E_SYMBOL && depth > 0 &&
+	       sym_carries(cond->left.sym, d, tri, depth - 1);
+}
+
+/*
+ * The transitive form of select_carries_deps(): every conjunct of the
+ * target's dependencies @deps is carried by the select's condition
+ * @cond, through the dependencies and selects of its symbols.  It
+ * assumes, as select_carries_deps() does of S, that those symbols are
+ * not forced above their dependencies, which only an unmet select of
+ * theirs can do, and that select is asked as a question of its own.
+ */
+static bool select_carries_deps_through(struct symbol *sym,
+					struct expr *deps, struct expr *cond,
+					bool tri)
+{
+	if (!deps)
+		return true;
+	if (deps->type == E_AND)
+		return select_carries_deps_through(sym, deps->left.expr, cond,
+						   tri) &&
+		       select_carries_deps_through(sym, deps->right.expr, cond,
+						   tri);
+	carry_gen++;
+	return cond_carries(cond, deps, tri, CARRY_DEPTH) ||
+	       sym_carries(sym, deps, tri, CARRY_DEPTH) ||
+	       selects_carry(sym, cond, deps, tri, CARRY_DEPTH);
+}
+
 /* A slot for every bool and tristate symbol, before any question */
 static void make_slots(void)
 {
@@ -571,6 +772,7 @@ static void make_slots(void)
 /* Variables for the symbols of @syms (the slots of the generation) */
 static void make_vars(struct symbol **syms, int n)
 {
+	struct var_slot *slot;
 	struct sym_vars *sv;
 	int i;
 
@@ -580,17 +782,21 @@ static void make_vars(struct symbol **syms, int n)
 		sv = vars_of(syms[i]);
 		sv->y = new_var();
 		sv->m = new_var();
+	}
+	for (i = 0; i < n; i++) {
+		slot = slot_of(syms[i]);
+		sv = &slot->vars;
+		slot->vars_from = nlits;
 		clause(-sv->y, -sv->m, 0);
 		if (syms[i]->type == S_BOOLEAN)
 			clause(-sv->m, 0, 0);
 		sv->g = lit_or(sv->y, sv->m);
+		/* m only with MODULES */
+		if (syms[i]->type == S_TRISTATE && modules_sym &&
+		    vars_of(modules_sym))
+			clause(-sv->m, vars_of(modules_sym)->y, 0);
+		slot->vars_to = nlits;
 	}
-	/* m only with MODULES */
-	if (modules_sym && vars_of(modules_sym))
-		for (i = 0; i < n; i++)
-			if (syms[i]->type == S_TRISTATE)
-				clause(-vars_of(syms[i])->m,
-				       vars_of(modules_sym)->y, 0);
 }
 
 /* Encode the symbols of @syms, the slots of the current generation */
@@ -598,11 +804,47 @@ static void encode(struct symbol **syms, int n)
 {
 	int i;
 
+	sink = ps;
+	recording = true;
 	make_vars(syms, n);
 	for (i = 0; i < n; i++) {
+		struct var_slot *slot = slot_of(syms[i]);
+
+		slot->def_from = nlits;
 		encode_symbol(syms[i]);
 		if (sym_is_choice(syms[i]))
 			encode_choice(syms[i]);
+		slot->def_to = nlits;
+	}
+	recording = false;
+}
+
+static void replay(size_t from, size_t to)
+{
+	while (from < to)
+		emit(lits[from++]);
+}
+
+/*
+ * A solver of its own for the question of the cone (cone_of()): the
+ * clauses of the cone's symbols only.  The others' clauses define each
+ * of them from what it reads and can always be met, whatever the cone's
+ * values are, so the question has the same answer, but a much smaller
+ * formula: an answer costs a few milliseconds, not tens.
+ */
+static void cone_solver(void)
+{
+	struct var_slot *slot;
+	int i;
+
+	cone_ps = picosat_init();
+	local_cur++;
+	sink = cone_ps;
+	clause(lit_true, 0, 0);
+	for (i = 0; i < cone_len; i++) {
+		slot = slot_of(cone[i]);
+		replay(slot->vars_from, slot->vars_to);
+		replay(slot->def_from, slot->def_to);
 	}
 }
 
@@ -619,8 +861,6 @@ static void encode(struct symbol **syms, int n)
  * slower than one incremental solver for the whole tree, which keeps
  * what it learns from one question to the next.)
  */
-static struct symbol **cone;
-static int cone_len, cone_cap;
 
 static void cone_add(struct symbol *sym)
 {
@@ -955,6 +1195,29 @@ static void print_question(uint64_t h, const char *result, struct symbol *sym,
 	str_free(&cond);
 }
 
+/*
+ * The question of "select T if C" of @sym, to @sink: can S && C be above
+ * T's dependencies?  Returns its literal; @term is S && C, @merged the
+ * question with y and m merged into "on".
+ */
+static int question(struct symbol *sym, struct property *prop,
+		    struct tv *term, int *merged)
+{
+	struct symbol *target = prop->expr->left.sym;
+	struct tv dir;
+
+	*term = tv_and(tv_sym(sym), tv_expr(prop->visible.expr));
+	dir = tv_expr(target->dir_dep.expr);
+	*merged = lit_and(term->g, -dir.g);
+	/*
+	 * sym_calc_visibility() makes m y in a bool's direct and reverse
+	 * dependencies: only "on above off" is unmet there
+	 */
+	if (target->type == S_BOOLEAN)
+		return *merged;
+	return lit_or(*merged, lit_and(term->y, -dir.y));
+}
+
 int main(int ac, char **av)
 {
 	const char *out = ".", *kconfig = NULL, *only = NULL, *known_path = NULL;
@@ -1026,7 +1289,7 @@ int main(int ac, char **av)
 			continue;
 		for_all_properties(sym, prop, P_SELECT) {
 			struct symbol *target = prop->expr->left.sym;
-			struct tv term, dir;
+			struct tv term;
 			int q, merged, res;
 			uint64_t h;
 
@@ -1040,8 +1303,12 @@ int main(int ac, char **av)
 				fprintf(stderr, "kconfig-audit: %d selects, %d candidates, %.1f s\n",
 					selects, cands, now() - start);
 			/* no solver, no cone: answered from the select alone */
-			if (select_carries_deps(target->dir_dep.expr,
-						prop->visible.expr)) {
+			carry_target = target;
+			if (select_carries_deps_through(sym,
+							target->dir_dep.expr,
+							prop->visible.expr,
+							target->type !=
+							S_BOOLEAN)) {
 				carried++;
 				unsat++;
 				cone_len = 0;
@@ -1058,20 +1325,18 @@ int main(int ac, char **av)
 			cone_sum += cone_len;
 			if (cone_len > cone_max)
 				cone_max = cone_len;
-			term = tv_and(tv_sym(sym), tv_expr(prop->visible.expr));
-			dir = tv_expr(target->dir_dep.expr);
-			merged = lit_and(term.g, -dir.g);
-			/*
-			 * sym_calc_visibility() makes m y in a bool's direct
-			 * and reverse dependencies: only "on above off" is
-			 * unmet there
-			 */
-			if (target->type == S_BOOLEAN)
-				q = merged;
-			else
-				q = lit_or(merged, lit_and(term.y, -dir.y));
-			picosat_assume(ps, q);
-			res = picosat_sat(ps, -1);
+			cone_solver();
+			/* a unit, not an assumption: the solver is the question's */
+			clause(question(sym, prop, &term, &merged), 0, 0);
+			res = picosat_sat(cone_ps, -1);
+			picosat_reset(cone_ps);
+			sink = ps;
+			if (res == PICOSAT_SATISFIABLE) {
+				/* a model of the whole tree, for conf */
+				q = question(sym, prop, &term, &merged);
+				picosat_assume(ps, q);
+				res = picosat_sat(ps, -1);
+			}
 			if (res != PICOSAT_SATISFIABLE) {
 				unsat++;
 				print_question(h, "unsat", sym, prop);

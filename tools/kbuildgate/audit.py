@@ -82,6 +82,7 @@ one), 1 findings (new ones), 2 usage or infrastructure error.
 """
 
 import argparse
+import concurrent.futures
 import contextlib
 import json
 import os
@@ -118,22 +119,29 @@ def setup(srctree, arch, build_from):
     patches when it lacks them (audit_series); its environment is that
     of @build_from's make for @arch."""
     khash = kconfig_hash(srctree)
-    tool = kmake.build_helper(str(TOP), srctree,
-                              cache_root() / 'build' / ('audit-' + khash),
-                              'audit')
     obj = cache_dir(build_from, arch) / 'obj'
     conf = obj / 'scripts' / 'kconfig' / 'conf'
-    if newer(conf, kconfig_sources(build_from)) and \
-            (obj / 'include/config/auto.conf.cmd').is_file():
-        env = conf_env(obj)
-    else:
-        # allnoconfig: the variables are the same as defconfig's, and
-        # every architecture has it (some defconfigs merge fragments)
-        env = kmake.build_conf(build_from, obj, arch,
-                               targets=('allnoconfig', 'syncconfig'))
+    # the three builds of a cold audit, side by side
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        tool = pool.submit(kmake.build_helper, str(TOP), srctree,
+                           cache_root() / 'build' / ('audit-' + khash),
+                           'audit')
+        series = pool.submit(series_conf, srctree, khash, cache_root()) \
+            if khash != kconfig_hash(build_from) or \
+            not carries_series(srctree) else None
+        if newer(conf, kconfig_sources(build_from)) and \
+                (obj / 'include/config/auto.conf.cmd').is_file():
+            env = conf_env(obj)
+        else:
+            # allnoconfig: the variables are the same as defconfig's,
+            # and every architecture has it (some defconfigs merge
+            # fragments)
+            env = kmake.build_conf(build_from, obj, arch,
+                                   targets=('allnoconfig', 'syncconfig'))
+        tool = tool.result()
+        if series:
+            conf = series.result()
     env = kmake.environment(extra=dict(env, srctree=str(srctree)))
-    if khash != kconfig_hash(build_from) or not carries_series(srctree):
-        conf = series_conf(srctree, khash, cache_root())
     return tool, str(conf), env
 
 
@@ -184,16 +192,19 @@ def audit_tree(srctree, arch, kconfig, out, opts, build_from=None,
     if fdir.exists():
         shutil.rmtree(fdir)
     fdir.mkdir(parents=True)
-    answers = Answers(arch, srctree) if use_cache else None
-    doc = cached_tree(tdir, answers, fdir) if use_cache else None
-    if doc:
-        doc['seconds'] = round(time.monotonic() - start, 1)
-        log('%s: the result of %s, from the cache (%s)' % (
-            label, srctree, key))
-        return doc, None
-    log('%s: building kconfig-audit and conf for %s (%s)' % (label, arch,
-                                                            srctree))
-    tool, conf, env = setup(srctree, arch, build_from or srctree)
+    # the builds of setup() go on while the cache is read
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        ready = pool.submit(setup, srctree, arch, build_from or srctree)
+        answers = Answers(arch, srctree) if use_cache else None
+        doc = cached_tree(tdir, answers, fdir) if use_cache else None
+        if doc:
+            doc['seconds'] = round(time.monotonic() - start, 1)
+            log('%s: the result of %s, from the cache (%s)' % (
+                label, srctree, key))
+            return doc, None
+        log('%s: building kconfig-audit and conf for %s (%s)' % (
+            label, arch, srctree))
+        tool, conf, env = ready.result()
     work = out / 'candidates'
     if work.exists():
         shutil.rmtree(work)

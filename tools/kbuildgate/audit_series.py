@@ -17,6 +17,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
 
 from . import kmake, util
@@ -24,6 +25,9 @@ from .errors import SetupError
 
 TOP = Path(util.TOP)
 PATCHES = TOP / 'kernel-patches'
+# one build of a conf at a time in this process: the audit's setup
+# builds it in a thread while the cache asks for its hash
+_BUILDING = threading.Lock()
 
 
 def carries_series(srctree):
@@ -92,8 +96,15 @@ def series_conf(srctree, kc_hash, root):
     dest = Path(root) / 'kconfig' / ('%s-%s' % (
         kc_hash, series_hash(srctree) or 'own'))
     conf = dest / 'bin' / 'conf'
-    if conf.is_file():
-        return conf
+    with _BUILDING:
+        if not conf.is_file():
+            build_series_conf(srctree, dest)
+    return conf
+
+
+def build_series_conf(srctree, dest):
+    """series_conf()'s build, into @dest."""
+    conf = dest / 'bin' / 'conf'
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix='.new-', dir=str(dest.parent)))
     try:
@@ -131,4 +142,3 @@ def series_conf(srctree, kc_hash, root):
                 raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return conf
