@@ -158,8 +158,10 @@ gate: trees
 # CI's runs on 7.2 and 6.12 (.ci/run): the series (apply, checkpatch,
 # every prefix bisectable), byte-identical configs and batchconfig, make
 # testconfig and the baseline's items (with the KCONFIG_WERROR gate on the
-# tree's real unmet select), and the undefined-select gate.  The kernel
-# builds and boots, the sanitizers, the harness, the audit, the fuzz
+# tree's real unmet select), the undefined-select gate, and the audit of
+# the stock tree (on 7.2 every architecture, and the reverted fix of
+# TEST_MAPLE_TREE).  The kernel builds and boots, the sanitizers, the
+# harness, the rest of the audit's tests, the fuzz
 # corpus and the tools' own tests run on 6.1 in CI; "boot" runs on any
 # tree (KERNEL_VERSION=7.2 make -f Kbuild.mk boot; docs/ci.md).
 CHECK_SET ?= all
@@ -169,7 +171,10 @@ CHECK_TREE_TESTS := test_series.py test_identical.py test_batch.py \
 	test_werror.py::test_stock_real_unmet_passes_the_gate \
 	test_werror.py::test_patched_real_unmet_fails_the_gate \
 	test_werror.py::test_stock_lines_kept_on_the_real_tree \
-	test_bad_input.py::test_select_undefined_fails_werror
+	test_bad_input.py::test_select_undefined_fails_werror \
+	test_audit_stock.py::test_stock_tree_findings \
+	test_audit_stock.py::test_base_finds_the_reverted_maple_fix \
+	test_audit_stock.py::test_arch_all
 check: deps trees git-tree
 	@cd $(TOP) && $(PYTHON3) -m pytest -v -p no:cacheprovider --durations=25 \
 		$(if $(filter tree,$(CHECK_SET)),$(addprefix selftests/,$(CHECK_TREE_TESTS)),selftests) \

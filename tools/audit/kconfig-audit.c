@@ -1266,9 +1266,12 @@ int main(int ac, char **av)
 		struct symbol **all = xcalloc(var_table_size, sizeof(*all));
 		int n = 0;
 
-		for (i = 0; i < (int)var_table_size; i++)
-			if (var_table[i].sym)
-				all[n++] = var_table[i].sym;
+		/* in the order of the symbol table, not of addresses: the
+		 * same models, run after run
+		 */
+		for_each_symbol(i, sym)
+			if (slot_of(sym))
+				all[n++] = sym;
 		encode(all, n);
 		free(all);
 	}
