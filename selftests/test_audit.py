@@ -181,3 +181,37 @@ def test_real_tree_finding(tmp_path):
     assert (f['file'], f['line']) == (file, line)
     assert f['blocking'] == [{'expr': blocking, 'value': 'n'}]
     assert doc['summary']['variables'] > 100000
+
+
+def test_sibling_selects_both_found(tmp_path):
+    """S selects X1 and X2, both under a menu that depends on M, which S
+    does not: both selects are unmet with M off.  Neither is carried by
+    assuming the other met (what S selects is not followed into its own
+    dependencies), so both are found, as 6.1's two VIDEO_TM6000 tuners."""
+    ps, doc = run(tmp_path, '--fragment', TREE.parent / 'Kconfig.siblings')
+    assert ps.returncode == 1, ps.stderr
+    assert sorted((f['selector'], f['target']) for f in doc['findings']) \
+        == [('S', 'X1'), ('S', 'X2')]
+    assert doc['summary']['carried'] == 0
+
+
+def test_jobs_give_the_same_output(tmp_path):
+    """The C program's first pass in two processes (--jobs 2) prints the
+    same lines, and writes the same models, as in one."""
+    tool, _, env = audit.setup(PATCHED, 'arm', PATCHED)
+    outs = {}
+    for jobs in (1, 2):
+        work = tmp_path / str(jobs)
+        work.mkdir()
+        ps = subprocess.run([tool, '--out', str(work), '--jobs', str(jobs),
+                             str(TREE)], cwd=work, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+        assert ps.returncode == 1, ps.stderr
+        lines = ps.stdout.splitlines()
+        # the summary's seconds aside
+        summary = lines[-1].split()
+        outs[jobs] = (lines[:-1], summary[:7] + summary[8:],
+                      {p.name: p.read_text() for p in work.glob('cand-*')})
+    assert outs[1] == outs[2]
+    assert outs[1][2] and any(l.startswith('q ') for l in outs[1][0])

@@ -78,7 +78,9 @@
 
 #include <picosat/picosat.h>
 #include <stdint.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 /*
  * What the kconfig sources of one version have and another lacks, so that
@@ -629,24 +631,23 @@ static bool disjuncts_carry(struct expr *e, struct expr *d, bool tri,
 			    int depth);
 
 /*
- * Does @f, on while @cond holds, select @d or a symbol that carries it
- * (sym_carries())?  A select forces its target to @f's value at least.
+ * Does @f, on while @cond holds, select @d?  A select forces its target
+ * to @f's value at least.  What @f selects does not carry @d through its
+ * own dependencies: @f may force it above them, and that unmet select,
+ * a sibling of the one asked, could be carried the same way through the
+ * select asked (VIDEO_TM6000 selects two tuners of one menu).  The
+ * chains follow dependencies only, which kconfig keeps free of cycles.
  */
-static bool selects_carry(struct symbol *f, struct expr *cond, struct expr *d,
-			  bool tri, int depth)
+static bool selects_carry(struct symbol *f, struct expr *cond, struct expr *d)
 {
 	struct property *prop;
-	struct symbol *x;
 
-	for_all_properties(f, prop, P_SELECT) {
-		if (!select_carries_deps(prop->visible.expr, cond))
-			continue;
-		x = prop->expr->left.sym;
-		if (d->type == E_SYMBOL && d->left.sym == x)
+	if (d->type != E_SYMBOL)
+		return false;
+	for_all_properties(f, prop, P_SELECT)
+		if (prop->expr->left.sym == d->left.sym &&
+		    select_carries_deps(prop->visible.expr, cond))
 			return true;
-		if (depth > 0 && sym_carries(x, d, tri, depth - 1))
-			return true;
-	}
 	return false;
 }
 
@@ -661,7 +662,7 @@ static bool sym_carries_once(struct symbol *f, struct expr *d, bool tri,
 {
 	struct property *prop;
 
-	if (selects_carry(f, f->dir_dep.expr, d, tri, depth))
+	if (selects_carry(f, f->dir_dep.expr, d))
 		return true;
 	if (tri && f->type != S_TRISTATE &&
 	    !(d->type == E_SYMBOL && d->left.sym->type == S_BOOLEAN))
@@ -749,7 +750,7 @@ static bool select_carries_deps_through(struct symbol *sym,
 	carry_gen++;
 	return cond_carries(cond, deps, tri, CARRY_DEPTH) ||
 	       sym_carries(sym, deps, tri, CARRY_DEPTH) ||
-	       selects_carry(sym, cond, deps, tri, CARRY_DEPTH);
+	       selects_carry(sym, cond, deps);
 }
 
 /* A slot for every bool and tristate symbol, before any question */
@@ -1218,11 +1219,158 @@ static int question(struct symbol *sym, struct property *prop,
 	return lit_or(*merged, lit_and(term->y, -dir.y));
 }
 
+/* A select to ask about, and the first pass's answer (answer()) */
+struct ask {
+	struct symbol *sym;
+	struct property *prop;
+	struct answer {
+		int res;	/* ASK_* */
+		int cone_len;
+		int coarse;	/* comparisons left free in its question */
+		uint64_t h;	/* cone_hash() */
+	} ans;
+};
+
+enum { ASK_CARRIED = 1, ASK_KNOWN, ASK_UNSAT, ASK_SAT };
+
+#define MAX_JOBS	16
+
+static struct ask *asks;
+static int nasks;
+
+/* The selects to ask about, in the order of the symbol table */
+static void collect(const char *only, bool own, int limit)
+{
+	struct symbol *sym, *target;
+	struct property *prop;
+	int i, cap = 0;
+
+	for_each_symbol(i, sym) {
+		if (!has_vars(sym) || (only && (!sym->name ||
+					       strcmp(sym->name, only))))
+			continue;
+		for_all_properties(sym, prop, P_SELECT) {
+			target = prop->expr->left.sym;
+			if (!has_vars(target) || !target->dir_dep.expr ||
+			    (own && !file_is_own(prop_file_name(prop))))
+				continue;
+			if (limit >= 0 && nasks >= limit)
+				return;
+			if (nasks == cap) {
+				cap = cap ? 2 * cap : 4096;
+				asks = xrealloc(asks, cap * sizeof(*asks));
+			}
+			memset(&asks[nasks], 0, sizeof(*asks));
+			asks[nasks].sym = sym;
+			asks[nasks++].prop = prop;
+		}
+	}
+}
+
+/*
+ * The first pass over one select: carried by its condition, known to the
+ * caller (by the hash of its cone), or the answer of its cone's solver.
+ */
+static void answer(struct ask *a)
+{
+	struct symbol *target = a->prop->expr->left.sym;
+	struct tv term;
+	int merged, before = coarse;
+
+	carry_target = target;
+	if (select_carries_deps_through(a->sym, target->dir_dep.expr,
+					a->prop->visible.expr,
+					target->type != S_BOOLEAN)) {
+		a->ans.res = ASK_CARRIED;
+		return;
+	}
+	cone_of(a->sym, a->prop);
+	a->ans.h = cone_hash(a->sym, a->prop);
+	a->ans.cone_len = cone_len;
+	if (is_known(a->ans.h)) {
+		a->ans.res = ASK_KNOWN;
+		return;
+	}
+	cone_solver();
+	/* a unit, not an assumption: the solver is the question's */
+	clause(question(a->sym, a->prop, &term, &merged), 0, 0);
+	a->ans.res = picosat_sat(cone_ps, -1) == PICOSAT_SATISFIABLE ?
+		     ASK_SAT : ASK_UNSAT;
+	picosat_reset(cone_ps);
+	sink = ps;
+	/* counted in the second pass, whichever job asked */
+	a->ans.coarse = coarse - before;
+	coarse = before;
+}
+
+/* answer() for every @jobs-th select from the @w-th, with progress */
+static void answer_share(int w, int jobs, double start)
+{
+	int k;
+
+	for (k = w; k < nasks; k += jobs) {
+		answer(&asks[k]);
+		if (w == 0 && (k + jobs) / 500 != k / 500)
+			fprintf(stderr, "kconfig-audit: %d of %d selects, %.1f s\n",
+				k + jobs, nasks, now() - start);
+	}
+}
+
+/*
+ * The first pass in @jobs processes, each with a copy of the encoding
+ * (fork()): the children send their answers through a pipe, in order.
+ * The second pass, in main(), is the parent's alone, so the output is
+ * the same whatever @jobs.
+ */
+static int answer_all(int jobs, double start)
+{
+	FILE *from[MAX_JOBS];
+	pid_t pid[MAX_JOBS];
+	int w, k, fd[2], status;
+	bool ok = true;
+
+	fflush(stdout);
+	fflush(stderr);
+	for (w = 1; w < jobs; w++) {
+		if (pipe(fd) || (pid[w] = fork()) < 0) {
+			perror("kconfig-audit");
+			return -1;
+		}
+		if (!pid[w]) {
+			FILE *to = fdopen(fd[1], "w");
+
+			close(fd[0]);
+			answer_share(w, jobs, start);
+			for (k = w; k < nasks && to; k += jobs)
+				if (fwrite(&asks[k].ans, sizeof(asks[k].ans), 1,
+					   to) != 1)
+					_exit(2);
+			_exit(to && !fclose(to) ? 0 : 2);
+		}
+		close(fd[1]);
+		from[w] = fdopen(fd[0], "r");
+	}
+	answer_share(0, jobs, start);
+	for (w = 1; w < jobs; w++) {
+		for (k = w; k < nasks && ok; k += jobs)
+			ok = from[w] && fread(&asks[k].ans, sizeof(asks[k].ans),
+					      1, from[w]) == 1;
+		if (from[w])
+			fclose(from[w]);
+		ok = waitpid(pid[w], &status, 0) == pid[w] && ok &&
+		     WIFEXITED(status) && !WEXITSTATUS(status);
+	}
+	if (!ok)
+		fprintf(stderr, "kconfig-audit: a job of the first pass failed\n");
+	return ok ? 0 : -1;
+}
+
 int main(int ac, char **av)
 {
 	const char *out = ".", *kconfig = NULL, *only = NULL, *known_path = NULL;
 	bool own = false;
-	int i, limit = -1, selects = 0, cands = 0, unsat = 0, carried = 0;
+	int i, k, limit = -1, selects = 0, cands = 0, unsat = 0, carried = 0;
+	int jobs = 1;
 	int nknown = 0, vars, clauses, cone_max = 0;
 	long cone_sum = 0;
 	double start = now();
@@ -1242,14 +1390,16 @@ int main(int ac, char **av)
 			known_path = av[++i];
 		else if (!strcmp(av[i], "--own"))
 			own = true;
+		else if (!strcmp(av[i], "--jobs") && i + 1 < ac)
+			jobs = atoi(av[++i]);
 		else if (av[i][0] != '-' && !kconfig)
 			kconfig = av[i];
 		else
 			kconfig = NULL, i = ac + 1;
 	}
-	if (!kconfig || i > ac) {
+	if (!kconfig || i > ac || jobs < 1 || jobs > MAX_JOBS) {
 		fprintf(stderr,
-			"usage: kconfig-audit [--out DIR] [--limit N] [--only SYMBOL] [--own] [--known FILE] Kconfig\n");
+			"usage: kconfig-audit [--out DIR] [--limit N] [--only SYMBOL] [--own] [--known FILE] [--jobs N] Kconfig\n");
 		return 2;
 	}
 	if (known_path && read_known(known_path))
@@ -1286,83 +1436,63 @@ int main(int ac, char **av)
 		return 2;
 	}
 
-	for_each_symbol(i, sym) {
-		if (!has_vars(sym) || (only && (!sym->name ||
-					       strcmp(sym->name, only))))
-			continue;
-		for_all_properties(sym, prop, P_SELECT) {
-			struct symbol *target = prop->expr->left.sym;
-			struct tv term;
-			int q, merged, res;
-			uint64_t h;
+	collect(only, own, limit);
+	selects = nasks;
+	if (answer_all(jobs, start))
+		return 2;
+	/* the second pass: the lines, and a full model for each candidate */
+	for (k = 0; k < nasks; k++) {
+		struct symbol *target, *sym = asks[k].sym;
+		struct property *prop = asks[k].prop;
+		struct answer *ans = &asks[k].ans;
+		struct tv term;
+		int q, merged;
 
-			if (!has_vars(target) || !target->dir_dep.expr ||
-			    (own && !file_is_own(prop_file_name(prop))))
-				continue;
-			if (limit >= 0 && selects >= limit)
-				break;
-			selects++;
-			if (selects % 500 == 0)
-				fprintf(stderr, "kconfig-audit: %d selects, %d candidates, %.1f s\n",
-					selects, cands, now() - start);
-			/* no solver, no cone: answered from the select alone */
-			carry_target = target;
-			if (select_carries_deps_through(sym,
-							target->dir_dep.expr,
-							prop->visible.expr,
-							target->type !=
-							S_BOOLEAN)) {
-				carried++;
-				unsat++;
-				cone_len = 0;
-				print_question(0, "carried", sym, prop);
-				continue;
-			}
-			cone_of(sym, prop);
-			h = cone_hash(sym, prop);
-			if (is_known(h)) {
-				nknown++;
-				print_question(h, "known", sym, prop);
-				continue;
-			}
-			cone_sum += cone_len;
-			if (cone_len > cone_max)
-				cone_max = cone_len;
-			cone_solver();
-			/* a unit, not an assumption: the solver is the question's */
-			clause(question(sym, prop, &term, &merged), 0, 0);
-			res = picosat_sat(cone_ps, -1);
-			picosat_reset(cone_ps);
-			sink = ps;
-			if (res == PICOSAT_SATISFIABLE) {
-				/* a model of the whole tree, for conf */
-				q = question(sym, prop, &term, &merged);
-				picosat_assume(ps, q);
-				res = picosat_sat(ps, -1);
-			}
-			if (res != PICOSAT_SATISFIABLE) {
-				unsat++;
-				print_question(h, "unsat", sym, prop);
-				continue;
-			}
-			cands++;
-			path = str_new();
-			str_printf(&path, "%s/cand-%d.config", out, cands);
-			if (write_model(str_get(&path)))
-				return 2;
-			str_free(&path);
-			snprintf(result, sizeof(result), "cand-%d", cands);
-			print_question(h, result, sym, prop);
-			printf("cand %d %s %s %s %d %c ", cands, sym->name,
-			       target->name, prop_file_name(prop), prop->lineno,
-			       picosat_deref(ps, term.y) > 0 ? 'y' : 'm');
-			picosat_assume(ps, merged);
-			printf("%d %d\n", picosat_sat(ps, -1) ==
-			       PICOSAT_SATISFIABLE,
-			       expr_is_coarse(target->dir_dep.expr) ||
-			       expr_is_coarse(prop->visible.expr));
-			fflush(stdout);
+		target = prop->expr->left.sym;
+		cone_len = ans->cone_len;
+		if (ans->res == ASK_CARRIED) {
+			carried++;
+			unsat++;
+			print_question(0, "carried", sym, prop);
+			continue;
 		}
+		if (ans->res == ASK_KNOWN) {
+			nknown++;
+			print_question(ans->h, "known", sym, prop);
+			continue;
+		}
+		coarse += ans->coarse;
+		cone_sum += cone_len;
+		if (cone_len > cone_max)
+			cone_max = cone_len;
+		if (ans->res == ASK_SAT) {
+			/* a model of the whole tree, for conf */
+			q = question(sym, prop, &term, &merged);
+			picosat_assume(ps, q);
+			if (picosat_sat(ps, -1) != PICOSAT_SATISFIABLE)
+				ans->res = ASK_UNSAT;
+		}
+		if (ans->res != ASK_SAT) {
+			unsat++;
+			print_question(ans->h, "unsat", sym, prop);
+			continue;
+		}
+		cands++;
+		path = str_new();
+		str_printf(&path, "%s/cand-%d.config", out, cands);
+		if (write_model(str_get(&path)))
+			return 2;
+		str_free(&path);
+		snprintf(result, sizeof(result), "cand-%d", cands);
+		print_question(ans->h, result, sym, prop);
+		printf("cand %d %s %s %s %d %c ", cands, sym->name,
+		       target->name, prop_file_name(prop), prop->lineno,
+		       picosat_deref(ps, term.y) > 0 ? 'y' : 'm');
+		picosat_assume(ps, merged);
+		printf("%d %d\n", picosat_sat(ps, -1) == PICOSAT_SATISFIABLE,
+		       expr_is_coarse(target->dir_dep.expr) ||
+		       expr_is_coarse(prop->visible.expr));
+		fflush(stdout);
 	}
 	printf("summary %d %d %d %d %d %d %.1f %d %d %d %ld\n", selects, cands,
 	       unsat, vars, clauses, coarse, now() - start, carried,

@@ -145,12 +145,19 @@ def setup(srctree, arch, build_from):
     return tool, str(conf), env
 
 
-def ask(tool, env, kconfig, work, opts, answers, out, quiet=False):
+def cpu_jobs():
+    """The processes that the C program's first pass may use: the CPUs
+    this process may run on, up to 8."""
+    return max(1, min(8, len(os.sched_getaffinity(0))))
+
+
+def ask(tool, env, kconfig, work, opts, answers, out, quiet=False, jobs=1):
     """Run the C program @tool on @kconfig in @work with the options
-    @opts, the questions that @answers knows left out; its output in
-    OUT/audit.out.  Returns (its output, its peak memory in KiB, its exit
-    status); raises SetupError when it fails."""
-    cmd = [tool, '--out', str(work)]
+    @opts, the questions that @answers knows left out, in @jobs
+    processes; its output in OUT/audit.out.  Returns (its output, its
+    peak memory in KiB, its exit status); raises SetupError when it
+    fails."""
+    cmd = [tool, '--out', str(work), '--jobs', str(jobs)]
     if opts.get('limit') is not None:
         cmd += ['--limit', str(opts['limit'])]
     if opts.get('only'):
@@ -177,12 +184,13 @@ def ask(tool, env, kconfig, work, opts, answers, out, quiet=False):
 
 
 def audit_tree(srctree, arch, kconfig, out, opts, build_from=None,
-               use_cache=True, label='tree', quiet=False):
+               use_cache=True, label='tree', quiet=False, jobs=None):
     """Audit @srctree, asking the C program only the questions whose cone
     has no answer yet; return the document (findings, rejected, summary)
     and the conf setup (None when the tree's result came from the
     cache).  Reproducers are copied into OUT/findings/.  @quiet: no
-    progress lines (--arch all prints one per architecture)."""
+    progress lines (--arch all prints one per architecture).  @jobs:
+    the C program's processes (default cpu_jobs())."""
     start = time.monotonic()
     log = audit_confirm.log if not quiet else (lambda msg: None)
     options = ' '.join('%s=%s' % kv for kv in sorted(opts.items()))
@@ -213,7 +221,7 @@ def audit_tree(srctree, arch, kconfig, out, opts, build_from=None,
         label, kconfig, ' (%d answers known)' % len(answers.db)
         if answers and answers.db else ''))
     text, peak_kb, rc = ask(tool, env, kconfig, work, opts, answers, out,
-                            quiet)
+                            quiet, jobs or cpu_jobs())
     cands, questions, summary = parse_output(text)
     if summary is None:
         raise SetupError('%s: no answer (exit %d): see the messages '

@@ -63,8 +63,10 @@ def one(audit_tree, srctree, arch, kconfig, out, opts, use_cache, first):
     try:
         if first and first != arch:
             seed_obj(srctree, arch, first)
+        # JOBS architectures side by side, one process each
         doc, _ = audit_tree(srctree, arch, kconfig, out / arch, opts,
-                            use_cache=use_cache, label=arch, quiet=True)
+                            use_cache=use_cache, label=arch, quiet=True,
+                            jobs=1)
     except UsageError as e:    # SetupError too: that architecture only
         return {'arch': arch, 'error': str(e),
                 'seconds': round(time.monotonic() - start, 1)}
