@@ -1332,7 +1332,8 @@ static int answer_all(int jobs, double start)
 	fflush(stdout);
 	fflush(stderr);
 	for (w = 1; w < jobs; w++) {
-		if (pipe(fd) || (pid[w] = fork()) < 0) {
+		pid[w] = pipe(fd) ? -1 : fork();
+		if (pid[w] < 0) {
 			perror("kconfig-audit");
 			return -1;
 		}
