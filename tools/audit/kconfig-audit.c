@@ -4,11 +4,12 @@
  * unmet, with a SAT solver (PicoSAT), from the parsed Kconfig tree.
  *
  *   kconfig-audit [--out DIR] [--limit N] [--only SYMBOL] [--own]
- *                 [--known FILE] Kconfig
+ *                 [--known FILE] [--jobs N] Kconfig
  *
  * --only asks about the selects of SYMBOL alone, --limit about the first N,
  * --own about those of a fragment's own files: the files that its first
- * file reaches without going through the tree's Kconfig.
+ * file reaches without going through the tree's Kconfig.  --jobs answers
+ * the questions in N processes (answer_all()); the output is the same.
  *
  * Built against the kconfig sources of the tree it audits (tools/audit/
  * build), it runs where conf runs: srctree, ARCH, SRCARCH, CC... in the
@@ -64,8 +65,11 @@
  *   summary SELECTS CANDIDATES UNSAT VARS CLAUSES COARSE SECONDS CARRIED
  *           KNOWN CONE_MAX CONE_SUM
  *
- * CARRIED counts the selects (among UNSAT) whose own condition carries
- * every conjunct of the target's dependencies: no solver call is needed.
+ * CARRIED counts the selects (among UNSAT) whose condition carries every
+ * conjunct of the target's dependencies, through the dependencies of its
+ * symbols (select_carries_deps_through()): no solver call is needed.  The
+ * others are each asked of a solver with the clauses of their cone only
+ * (cone_solver()), a candidate again of the whole tree's, for its model.
  * KNOWN counts those that --known answered; CONE_MAX and CONE_SUM the
  * cones of the questions solved.
  *
