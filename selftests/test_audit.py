@@ -13,6 +13,7 @@ find the tree's real unmet select (REAL, one for each KERNEL_VERSION).
 
 import json
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -195,16 +196,54 @@ def test_sibling_selects_both_found(tmp_path):
     assert doc['summary']['carried'] == 0
 
 
+def test_chains_that_do_not_carry(tmp_path):
+    """A bool symbol of the condition over dependencies at m, and a
+    symbol defined twice: neither carries the target's dependencies, and
+    conf confirms both unmet selects."""
+    ps, doc = run(tmp_path, '--fragment', TREE.parent / 'Kconfig.chains')
+    assert ps.returncode == 1, ps.stderr
+    assert sorted((f['selector'], f['target']) for f in doc['findings']) \
+        == [('S1', 'T1'), ('S2', 'T2')]
+
+
+def search_tree(path, choices=1000, glue=1500, selects=60, per=20, seed=7):
+    """A Kconfig whose selects need PicoSAT's search (its random
+    decisions), not propagation alone: choices, symbols that depend on
+    their members, and selectors that depend on 20 of those."""
+    rnd = random.Random(seed)
+
+    def member():
+        return ('!' if rnd.random() < 0.3 else '') + 'C%d_%d' % (
+            rnd.randrange(choices), rnd.randrange(3))
+    out = ['config MODULES\n\tbool "modules"\n\tmodules\n']
+    for c in range(choices):
+        out.append('choice\n\tprompt "c%d"\n' % c)
+        out += ['config C%d_%d\n\tbool "m"\n' % (c, m) for m in range(3)]
+        out.append('endchoice\n')
+    for e in range(glue):
+        out.append('config E%d\n\tbool "e"\n\tdepends on (%s || %s) && '
+                   '(%s || %s)\n' % ((e,) + tuple(member() for _ in range(4))))
+    for s in range(selects):
+        deps = ' && '.join('E%d' % rnd.randrange(glue) for _ in range(per))
+        out.append('config D%d\n\tbool "d"\n\nconfig T%d\n\tbool\n\t'
+                   'depends on D%d\n\nconfig S%d\n\tbool "s"\n\t'
+                   'depends on %s\n\tselect T%d\n' % (s, s, s, s, deps, s))
+    path.write_text('\n'.join(out))
+
+
 def test_jobs_give_the_same_output(tmp_path):
     """The C program's first pass in two processes (--jobs 2) prints the
-    same lines, and writes the same models, as in one."""
+    same lines, and writes the same models, as in one, on a tree where
+    the models come from PicoSAT's search."""
     tool, _, env = audit.setup(PATCHED, 'arm', PATCHED)
+    tree = tmp_path / 'Kconfig'
+    search_tree(tree)
     outs = {}
     for jobs in (1, 2):
         work = tmp_path / str(jobs)
         work.mkdir()
         ps = subprocess.run([tool, '--out', str(work), '--jobs', str(jobs),
-                             str(TREE)], cwd=work, env=env,
+                             str(tree)], cwd=work, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
         assert ps.returncode == 1, ps.stderr
@@ -214,4 +253,4 @@ def test_jobs_give_the_same_output(tmp_path):
         outs[jobs] = (lines[:-1], summary[:7] + summary[8:],
                       {p.name: p.read_text() for p in work.glob('cand-*')})
     assert outs[1] == outs[2]
-    assert outs[1][2] and any(l.startswith('q ') for l in outs[1][0])
+    assert len(outs[1][2]) == 60 and any(l.startswith('q ') for l in outs[1][0])

@@ -56,11 +56,13 @@
  * the definitions of the symbols of its cone of influence (cone_of(),
  * CONE of them), so a tree where these are the same has the same answer.
  * RESULT is carried (HASH and CONE 0: the select's own condition answers
- * it, no cone is needed), unsat, cand-N, or known: HASH is one of those that
- * --known FILE lists (one hex hash a line, the answers the caller keeps),
- * and the solver is not asked.  CONDITION is the select's condition as
- * written (its "if" and the selector's dependencies), to the end of the
- * line.  A summary line ends the output:
+ * it, no cone is needed), unsat, unsat-tree (the cone alone has a model,
+ * the whole tree none: not an answer of the cone, not to be kept), cand-N,
+ * or known: HASH is one of those that --known FILE lists (one hex hash a
+ * line, the answers the caller keeps), and the solver is not asked.
+ * CONDITION is the select's condition as written (its "if" and the
+ * selector's dependencies), to the end of the line.  A summary line ends
+ * the output:
  *
  *   summary SELECTS CANDIDATES UNSAT VARS CLAUSES COARSE SECONDS CARRIED
  *           KNOWN CONE_MAX CONE_SUM
@@ -81,7 +83,9 @@
 #undef main
 
 #include <picosat/picosat.h>
+#include <signal.h>
 #include <stdint.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -158,8 +162,14 @@ static int *local_of;
 static unsigned int *local_gen, local_cur;
 static size_t local_cap;
 
+/* a question's own variables, above the whole tree's (cone_solver()) */
+static int cone_vars;
+
 static int new_var(void)
 {
+	/* the whole tree's solver stays as it was: the same models */
+	if (sink != ps)
+		return ++cone_vars;
 	return picosat_inc_max_var(ps);
 }
 
@@ -624,6 +634,11 @@ static bool has_vars(struct symbol *sym)
 
 /* The target of the select asked: no chain may assume it is met */
 static struct symbol *carry_target;
+/*
+ * Chains assume that the unmet selects that could break them are asked
+ * too: not so with --own, --only or --limit, which ask some selects only
+ */
+static bool carry_chains = true;
 /* One search for one conjunct of it: what failed there fails again */
 static unsigned int carry_gen;
 
@@ -646,11 +661,46 @@ static bool selects_carry(struct symbol *f, struct expr *cond, struct expr *d)
 {
 	struct property *prop;
 
-	if (d->type != E_SYMBOL)
+	/* conf does not force a choice value by its selects */
+	if (d->type != E_SYMBOL || sym_is_choice_value(d->left.sym))
 		return false;
 	for_all_properties(f, prop, P_SELECT)
 		if (prop->expr->left.sym == d->left.sym &&
 		    select_carries_deps(prop->visible.expr, cond))
+			return true;
+	return false;
+}
+
+/*
+ * Is @sym defined once?  A definition without "depends on" adds nothing
+ * to dir_dep (expr_alloc_or() of an expression and nothing is the
+ * expression), yet its prompt or default sets the symbol freely.
+ */
+static bool defined_once(struct symbol *sym)
+{
+#ifdef KCONFIG_CHOICE_MENUS
+	return !list_empty(&sym->menus) && sym->menus.next == sym->menus.prev;
+#else
+	struct property *prop;
+	int n = 0;
+
+	for_all_properties(sym, prop, P_SYMBOL)
+		n++;
+	return n == 1;
+#endif
+}
+
+static bool has_prompt_or_default(struct symbol *sym)
+{
+	struct property *prop;
+
+#ifdef SYMBOL_TRANS
+	/* a transitional symbol takes the user's value */
+	if (sym->flags & SYMBOL_TRANS)
+		return true;
+#endif
+	for (prop = sym->prop; prop; prop = prop->next)
+		if (prop->type == P_PROMPT || prop->type == P_DEFAULT)
 			return true;
 	return false;
 }
@@ -664,21 +714,17 @@ static bool selects_carry(struct symbol *f, struct expr *cond, struct expr *d)
 static bool sym_carries_once(struct symbol *f, struct expr *d, bool tri,
 			     int depth)
 {
-	struct property *prop;
-
-	if (selects_carry(f, f->dir_dep.expr, d))
-		return true;
+	/* a bool over dependencies at m is y, and selects at m */
 	if (tri && f->type != S_TRISTATE &&
 	    !(d->type == E_SYMBOL && d->left.sym->type == S_BOOLEAN))
 		return false;
+	if (selects_carry(f, f->dir_dep.expr, d))
+		return true;
 	if (f->dir_dep.expr && cond_carries(f->dir_dep.expr, d, tri, depth))
 		return true;
 	/* without a prompt, a default or an imply, it is what selects it */
-	for_all_properties(f, prop, P_PROMPT)
-		return false;
-	for_all_defaults(f, prop)
-		return false;
-	return !f->implied.expr && f->rev_dep.expr &&
+	return !has_prompt_or_default(f) && !f->implied.expr &&
+	       f->rev_dep.expr &&
 	       disjuncts_carry(f->rev_dep.expr, d, tri, depth);
 }
 
@@ -689,6 +735,7 @@ static bool sym_carries(struct symbol *f, struct expr *d, bool tri,
 	struct var_slot *slot = slot_of(f);
 
 	if (!slot || !has_vars(f) || f == carry_target || sym_is_choice(f) ||
+	    !defined_once(f) ||
 	    (slot->carry_gen == carry_gen && slot->carry_depth >= depth))
 		return false;
 	if (sym_carries_once(f, d, tri, depth))
@@ -723,7 +770,9 @@ static bool cond_carries(struct expr *cond, struct expr *d, bool tri,
 	if (expr_same(cond, d))
 		return true;
 	/* S=y carries S, and S!=n carries it while only "on" counts */
-	if (d->type == E_SYMBOL && cond->left.sym == d->left.sym &&
+	if ((cond->type == E_EQUAL || cond->type == E_UNEQUAL) &&
+	    d->type == E_SYMBOL && has_vars(d->left.sym) &&
+	    cond->left.sym == d->left.sym &&
 	    ((cond->type == E_EQUAL && cond->right.sym == &symbol_yes) ||
 	     (cond->type == E_UNEQUAL && cond->right.sym == &symbol_no &&
 	      (!tri || d->left.sym->type == S_BOOLEAN))))
@@ -752,6 +801,9 @@ static bool select_carries_deps_through(struct symbol *sym,
 		       select_carries_deps_through(sym, deps->right.expr, cond,
 						   tri);
 	carry_gen++;
+	if (!carry_chains)
+		return cond_carries(cond, deps, tri, 0) ||
+		       selects_carry(sym, cond, deps);
 	return cond_carries(cond, deps, tri, CARRY_DEPTH) ||
 	       sym_carries(sym, deps, tri, CARRY_DEPTH) ||
 	       selects_carry(sym, cond, deps);
@@ -844,6 +896,7 @@ static void cone_solver(void)
 
 	cone_ps = picosat_init();
 	local_cur++;
+	cone_vars = picosat_variables(ps);
 	sink = cone_ps;
 	clause(lit_true, 0, 0);
 	for (i = 0; i < cone_len; i++) {
@@ -1316,7 +1369,8 @@ static void answer_share(int w, int jobs, double start)
 		answer(&asks[k]);
 		if (w == 0 && (k + jobs) / 500 != k / 500)
 			fprintf(stderr, "kconfig-audit: %d of %d selects, %.1f s\n",
-				k + jobs, nasks, now() - start);
+				k + jobs < nasks ? k + jobs : nasks, nasks,
+				now() - start);
 	}
 }
 
@@ -1328,7 +1382,7 @@ static void answer_share(int w, int jobs, double start)
  */
 static int answer_all(int jobs, double start)
 {
-	FILE *from[MAX_JOBS];
+	FILE *from[MAX_JOBS] = { NULL };
 	pid_t pid[MAX_JOBS];
 	int w, k, fd[2], status;
 	bool ok = true;
@@ -1339,11 +1393,19 @@ static int answer_all(int jobs, double start)
 		pid[w] = pipe(fd) ? -1 : fork();
 		if (pid[w] < 0) {
 			perror("kconfig-audit");
+			while (--w >= 1) {
+				kill(pid[w], SIGKILL);
+				waitpid(pid[w], NULL, 0);
+				if (from[w])
+					fclose(from[w]);
+			}
 			return -1;
 		}
 		if (!pid[w]) {
 			FILE *to = fdopen(fd[1], "w");
 
+			/* no job outlives the audit */
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			close(fd[0]);
 			answer_share(w, jobs, start);
 			for (k = w; k < nasks && to; k += jobs)
@@ -1354,6 +1416,8 @@ static int answer_all(int jobs, double start)
 		}
 		close(fd[1]);
 		from[w] = fdopen(fd[0], "r");
+		if (!from[w])
+			close(fd[0]);	/* the job ends on EPIPE */
 	}
 	answer_share(0, jobs, start);
 	for (w = 1; w < jobs; w++) {
@@ -1442,6 +1506,7 @@ int main(int ac, char **av)
 	}
 
 	collect(only, own, limit);
+	carry_chains = !only && !own && limit < 0;
 	selects = nasks;
 	if (answer_all(jobs, start))
 		return 2;
@@ -1474,8 +1539,13 @@ int main(int ac, char **av)
 			/* a model of the whole tree, for conf */
 			q = question(sym, prop, &term, &merged);
 			picosat_assume(ps, q);
-			if (picosat_sat(ps, -1) != PICOSAT_SATISFIABLE)
-				ans->res = ASK_UNSAT;
+			if (picosat_sat(ps, -1) != PICOSAT_SATISFIABLE) {
+				/* not the cone's answer: not to be kept */
+				unsat++;
+				print_question(ans->h, "unsat-tree", sym,
+					       prop);
+				continue;
+			}
 		}
 		if (ans->res != ASK_SAT) {
 			unsat++;

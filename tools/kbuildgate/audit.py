@@ -200,9 +200,11 @@ def audit_tree(srctree, arch, kconfig, out, opts, build_from=None,
     if fdir.exists():
         shutil.rmtree(fdir)
     fdir.mkdir(parents=True)
-    # the builds of setup() go on while the cache is read
+    # the builds of setup() go on while the cache is read, unless the
+    # tree's result is there to be read
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        ready = pool.submit(setup, srctree, arch, build_from or srctree)
+        ready = None if use_cache and (tdir / 'audit.json').is_file() \
+            else pool.submit(setup, srctree, arch, build_from or srctree)
         answers = Answers(arch, srctree) if use_cache else None
         doc = cached_tree(tdir, answers, fdir) if use_cache else None
         if doc:
@@ -212,7 +214,8 @@ def audit_tree(srctree, arch, kconfig, out, opts, build_from=None,
             return doc, None
         log('%s: building kconfig-audit and conf for %s (%s)' % (
             label, arch, srctree))
-        tool, conf, env = ready.result()
+        tool, conf, env = ready.result() if ready else \
+            setup(srctree, arch, build_from or srctree)
     work = out / 'candidates'
     if work.exists():
         shutil.rmtree(work)
