@@ -915,9 +915,8 @@ static void cone_solver(void)
  * in those symbols' rev_dep and implied.  The answer to a question
  * depends on its cone alone, so cone_hash() names the answer across
  * trees: a change that touches no symbol of the cone leaves it as it
- * was.  (One solver per cone was tried: 1,000 symbols on average, but
- * slower than one incremental solver for the whole tree, which keeps
- * what it learns from one question to the next.)
+ * was.  The cone's clauses are also all that its question's own solver
+ * gets (cone_solver()).
  */
 
 static void cone_add(struct symbol *sym)
