@@ -31,9 +31,13 @@ def run(*args, env=None):
                           text=True, env=env)
 
 
-def do_import(out, boards, *extra, srctree=PATCHED, work=None):
+def do_import(out, boards, *extra, srctree=PATCHED, work=None,
+              base='allnoconfig'):
+    """Import @boards on @base: the plan's, allnoconfig, unless told (on
+    "auto" five boards alone are smaller on alldefconfig)."""
     args = [TOOL, 'import', '--srctree', str(srctree), '--arch', 'arm',
-            '--out', str(out), '--json', str(out.parent / 'import.json')]
+            '--out', str(out), '--json', str(out.parent / 'import.json'),
+            '--base', base]
     if work:
         args += ['--work', str(work)]
     ps = run(*(args + list(extra) + list(boards)))
@@ -193,6 +197,26 @@ def test_second_import_changes_no_byte(imported, tmp_path):
             for p in out.iterdir()} == before
 
 
+def test_auto_base_where_the_plan_is_larger(tmp_path):
+    """On --base auto (the default) the five boards alone are larger on
+    allnoconfig than their defconfigs (they share too little to pay for
+    the default-y symbols each restates), so the import keeps the
+    smaller: alldefconfig, each board saying so in its first lines and
+    its NAME.config holding what is below the tree's defaults; --check
+    regenerates every .config byte for byte on that base."""
+    out = tmp_path / 'boards'
+    ps, report = do_import(out, BOARDS, '--check', base='auto')
+    assert ps.returncode == 0, ps.stdout[-3000:]
+    assert report['identical'] == sorted(BOARDS)
+    assert report['lines'] < report['defconfig_lines']
+    assert report['bases'] == {'alldefconfig': len(BOARDS)}
+    for b in BOARDS:
+        assert (out / ('Kconfig.' + b)).read_text().splitlines()[1] == \
+            "# kconfig-base: alldefconfig (the tree's defaults stand)"
+    assert any(re.search(r'^# CONFIG_\w+ is not set$', p.read_text(), re.M)
+               for p in out.glob('*.config'))
+
+
 def test_import_of_fewer_boards_removes_the_others(imported, tmp_path):
     """The files of an earlier import that this one does not write go (the
     levels no longer fit them); a file of someone else stays."""
@@ -304,7 +328,7 @@ def test_every_arm_defconfig(tmp_path):
     them.  Not part of "check" (the issue's "a few boards in check"):
     IMPORT_ALL=1 runs it."""
     files, lines, dropped, dropped_files = ALL[KERNEL_VERSION]
-    ps, report = do_import(tmp_path / 'out', [], '--check')
+    ps, report = do_import(tmp_path / 'out', [], '--check', base='auto')
     assert ps.returncode == 0, ps.stdout[-3000:]
     assert report['defconfigs'] == files
     assert report['defconfig_lines'] == lines

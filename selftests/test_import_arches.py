@@ -127,6 +127,32 @@ def test_levels_found_from_each_tree(imported):
     assert re.search(r'^source "Kconfig"$', top, re.M)
 
 
+def test_a_board_on_the_tree_defaults(imported, tmp_path):
+    """riscv's defconfig is unlike its nommu boards: on allnoconfig its
+    fragment restated every default-y symbol of the tree, and riscv's
+    hierarchy was larger than its defconfigs.  The import keeps it on
+    alldefconfig, says so in its first lines, writes what is below its
+    defaults in defconfig.config, and --check (above) regenerates it on
+    that base; allnoconfig on the same files would not (its selects
+    are unmet there: their menus are default-y symbols it leaves n)."""
+    out, ps, report = imported['riscv']
+    assert report['boards']['defconfig']['base'] == 'alldefconfig'
+    assert report['lines'] < report['defconfig_lines']
+    frag = out / 'Kconfig.defconfig'
+    assert frag.read_text().splitlines()[1].startswith(
+        '# kconfig-base: alldefconfig')
+    assert kmake.fragment_base(str(frag)) == 'alldefconfig'
+    assert re.search(r'^# CONFIG_\w+ is not set$',
+                     (out / 'defconfig.config').read_text(), re.M)
+    res = kmake.configure(TREE, tmp_path / 'o', 'riscv', 'allnoconfig',
+                          werror=False, kconfig=str(frag),
+                          allconfig=str(out / 'defconfig.config'))
+    want = out.parent / 'work' / 'defconfigs' / 'defconfig' / '.config'
+    assert res['returncode'] == 0, res['output'][-2000:]
+    assert res['unmet'] > 0
+    assert (tmp_path / 'o' / '.config').read_bytes() != want.read_bytes()
+
+
 def test_every_architecture_and_its_carrier():
     """The 21 architectures of 7.2 with a defconfig, their 327
     defconfigs (subfolders too), and the always-y symbol of each that
@@ -295,5 +321,7 @@ def test_every_defconfig_of_every_architecture(tmp_path):
         assert len(r['identical']) + len(r['exceptions']) == \
             r['defconfigs'] + len(r['not_imported'])
         assert sorted(os.listdir(out / arch))
+        if r['defconfigs'] > 2:
+            assert r['lines'] < r['defconfig_lines'], arch
     assert ps.returncode == (1 if any(r['exceptions'] for r in
                                       doc['arches'].values()) else 0)

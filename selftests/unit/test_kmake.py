@@ -136,6 +136,33 @@ def test_configure_werror_is_a_parameter(fake_make, werror):
     assert res['report_file'] == str(out / 'kconfig-report.json')
 
 
+def test_fragment_base(fake_make, tmp_path):
+    """A fragment's "# kconfig-base:" comment, among its first comment
+    lines, is the target that configures it; allnoconfig without one;
+    a misspelled base is a FILE:LINE error."""
+    frag = tmp_path / 'Kconfig.b'
+    frag.write_text('# b: by "kconfig-fragment import"; do not edit\n'
+                    '# kconfig-base: alldefconfig (the tree\'s defaults '
+                    'stand)\nsource "Kconfig"\n')
+    assert kmake.fragment_base(str(frag)) == 'alldefconfig'
+    kmake.configure('/t', str(fake_make / 'out'), 'x86', werror=False,
+                    kconfig=str(frag))
+    assert (fake_make / 'args').read_text().split()[-1] == 'alldefconfig'
+    # an explicit target wins
+    kmake.configure('/t', str(fake_make / 'out'), 'x86', 'allnoconfig',
+                    werror=False, kconfig=str(frag))
+    assert (fake_make / 'args').read_text().split()[-1] == 'allnoconfig'
+    # only the comment lines before the first line of Kconfig count
+    frag.write_text('source "Kconfig"\n# kconfig-base: alldefconfig\n')
+    assert kmake.fragment_base(str(frag)) == 'allnoconfig'
+    assert kmake.fragment_base(str(tmp_path / 'missing')) == 'allnoconfig'
+    frag.write_text('# x\n# kconfig-base: alldefconfg\n')
+    with pytest.raises(UsageError) as e:
+        kmake.fragment_base(str(frag))
+    assert str(e.value).startswith('%s:2: kconfig-base alldefconfg is not '
+                                   'one of allnoconfig, alldefconfig' % frag)
+
+
 def test_configure_without_report(fake_make):
     (fake_make / 'report').write_text('{"unmet": [')       # half written
     res = kmake.configure('/t', str(fake_make / 'out'), 'x86', werror=False)

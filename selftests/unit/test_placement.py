@@ -82,8 +82,38 @@ def test_parse_needs():
     assert conds == {'DEF': 'PXA && MMU'}
     assert need['/o/a.config'] == {
         'select': {('A1', 'y'), ('M1', 'm')}, 'value': {'HZ': ('int', '100')},
-        'choice': {'CHOICE_A'}, 'bad': [], 'default': {'DEF': ('y', 'n', 'y')}}
+        'choice': {'CHOICE_A'}, 'bad': [], 'default': {'DEF': ('y', 'n', 'y')},
+        'below': {}, 'given': set()}
     assert need['/o/b.config']['bad'] == ['X']
+
+
+def test_alldefconfig_base():
+    """On alldefconfig a board selects only what its defaults do not
+    give, and says in CONFIG what is below its default; on allnoconfig
+    nothing changes."""
+    need = placement.parse_needs(
+        'config /o/a.config\nselect A y\nselect D y\ngiven D\n'
+        'below OFF n\nbelow MOD m\nvalue HZ integer 100\n')[0]['/o/a.config']
+    assert need['below'] == {'OFF': 'n', 'MOD': 'm'} and need['given'] == {'D'}
+    assert placement.base_needs(need, 'allnoconfig') == (
+        {('A', 'y'), ('D', 'y')}, {'HZ': ('int', '100')})
+    assert placement.base_needs(need, 'alldefconfig') == (
+        {('A', 'y')}, {'HZ': ('int', '100'), 'OFF': ('bool', 'n'),
+                       'MOD': ('bool', 'm')})
+    assert placement.config_text('a', 'D', dict(need, choice=set()),
+                                 'alldefconfig') == (
+        '# a: D, the choices and values of Kconfig.a\n'
+        '# CONFIG_OFF is not set\nCONFIG_HZ=100\nCONFIG_MOD=m\n')
+    assert placement.config_text('a', 'D', dict(need, choice=set())) == \
+        '# a: D, the choices and values of Kconfig.a\nCONFIG_HZ=100\n'
+    b = {'a': {'family': 'none', 'cpu': 'none', 'default': {},
+               'select': {('A', 'y')}, 'base': 'alldefconfig'}}
+    node = placement.build_hierarchy(b, 'x86')['a']
+    assert node['base'] == 'alldefconfig'
+    text = placement.fragment_text('a', dict(node, select={('A', 'y')}), {},
+                                   '/out', '/tree', 'X86', set(), 'D')
+    assert text.splitlines()[1] == \
+        "# kconfig-base: alldefconfig (the tree's defaults stand)"
 
 
 def test_levels_of():

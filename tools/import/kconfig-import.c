@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kconfig-import: what a Kconfig board fragment must say so that
- * "make allnoconfig" on it writes a given .config.
+ * "make allnoconfig" (or "make alldefconfig") on it writes a given
+ * .config.
  *
  *   kconfig-import Kconfig CONFIG...
  *
@@ -24,6 +25,11 @@
  *                    (a select cannot set it)
  *   tristate-choice SYM
  *                    a member of a choice in m mode: not importable
+ *   below SYM n|m    a bool or tristate with a visible prompt below what
+ *                    its default gives it: "make alldefconfig" would
+ *                    raise it, so a board on that base says it in CONFIG
+ *   given SYM        a "select" symbol whose default gives it its value:
+ *                    a board on the alldefconfig base needs no select
  *   default SYM T R D
  *                    a bool or tristate with a prompt and a default that a
  *                    fragment can restate as "select SYM if COND", with its
@@ -354,9 +360,34 @@ static void print_value(struct symbol *sym)
 	putchar('\n');
 }
 
+/* What "make alldefconfig" gives the visible bool or tristate @sym
+ * without a user value: its first default whose condition holds, or'ed
+ * with what implies it within its dependencies, as sym_calc_value()
+ * computes it; a bool's m is y */
+static tristate default_tri(struct symbol *sym)
+{
+	struct property *prop;
+	tristate d = no;
+
+	for_all_defaults(sym, prop) {
+		tristate vis = expr_calc_value(prop->visible.expr);
+
+		if (vis == no)
+			continue;
+		d = EXPR_AND(expr_calc_value(prop->expr), vis);
+		break;
+	}
+	if (sym->implied.expr && expr_calc_value(sym->implied.expr) != no)
+		d = EXPR_AND(EXPR_OR(d, expr_calc_value(sym->implied.expr)),
+			     expr_calc_value(sym->dir_dep.expr));
+	if (d == mod && sym_get_type(sym) == S_BOOLEAN)
+		d = yes;
+	return d;
+}
+
 static void print_symbol(struct symbol *sym)
 {
-	tristate val;
+	tristate val, d;
 
 	if (!sym->name || sym_is_choice(sym) || !has_prompt(sym))
 		return;
@@ -374,8 +405,13 @@ static void print_symbol(struct symbol *sym)
 				printf("choice %s\n", sym->name);
 			return;
 		}
+		d = default_tri(sym);
+		if (val < d)
+			printf("below %s %c\n", sym->name, tri_char[val]);
 		if (val <= sym->rev_dep.tri)
 			break;
+		if (val <= d && sym->dir_dep.tri >= val)
+			printf("given %s\n", sym->name);
 		/* a select would be unmet (x86's CPU_MITIGATIONS: its
 		 * arch/Kconfig definition's dependency is the symbol's
 		 * whole direct dependency, as a definition without one adds

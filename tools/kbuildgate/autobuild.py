@@ -19,7 +19,9 @@ TARGET: every board and every defconfig of --arch.  --fragments DIR adds
 every board of a folder of fragments (kconfig-fragment import's): each
 Kconfig.NAME that no other file of DIR sources, configured as
 KBUILD_KCONFIG=DIR/Kconfig.NAME [KCONFIG_ALLCONFIG=DIR/NAME.config] make
-allnoconfig; with --fragments and no TARGET, only those.  A folder of
+allnoconfig (alldefconfig for a board whose first lines say "#
+kconfig-base: alldefconfig", kmake.fragment_base()); with --fragments and
+no TARGET, only those.  A folder of
 "kconfig-fragment import --arch all" (DIR/ARCH/Kconfig.NAME) gives the
 boards of each architecture, named ARCH/NAME, each of its ARCH.
 
@@ -29,7 +31,7 @@ Steps, each target in OUT/NAME/ with one log per step:
              rather than conf's KCONFIG_WERROR exit status, which would also
              fail defconfigs on what the policy only counts (a symbol
              assigned twice, dropped requests): KBUILD_KCONFIG=FRAGMENT make allnoconfig
-             for boards and fragments, make NAME_defconfig for defconfigs
+             (or the fragment's kconfig-base) for boards and fragments, make NAME_defconfig for defconfigs
              (all of them in one "make batchconfig" when the tree has it).
              Boards and fragments go through kmake.configure(),
              as in kconfig-gate and kconfig-fragment.  Fails on any unmet

@@ -5,7 +5,8 @@ For each fragment, run
 
     make O=OUT/NAME ARCH=... KBUILD_KCONFIG=FRAGMENT KCONFIG_WERROR=1 allnoconfig
 
-in a kernel tree that carries the series (kmake.configure(), the one
+(alldefconfig for a fragment whose first lines say "# kconfig-base:
+alldefconfig", kmake.fragment_base()), in a kernel tree that carries the series (kmake.configure(), the one
 path that configures a fragment), and print conf's own diagnostic
 lines for it as they are ("FILE:LINE: warning:" and "note:", the
 "WARNING: unmet direct dependencies detected for SYM" line, a syntax

@@ -32,7 +32,9 @@ Steps:
      give by itself (a visible prompt is n there unless selected): the
      bool/tristate symbols at y or m above what the tree's own selects
      give them, the int/hex/string values that are not their default,
-     and the choice members that are not their choice's default;
+     and the choice members that are not their choice's default; and
+     what "make alldefconfig" would give differently (the symbols below
+     their default, the selects that their default makes needless);
   3. group the boards into levels found from the tree: the family (the
      Kconfig file of a subfolder of arch/ARCH/ that defines most of the
      symbols a configuration has at y, named by its path: mach-pxa,
@@ -46,6 +48,12 @@ Steps:
      DIR/Kconfig.shared-..., that each of them sources (greedy: the
      groups that save most lines first; --no-groups leaves them out);
      the rest is the board's own;
+     steps 3 and 4 run on the base allnoconfig, the plan's; when that
+     hierarchy has more lines than the defconfigs (a board unlike the
+     others restates every default-y symbol that its defconfig had for
+     free: riscv's defconfig), they run again with alldefconfig for the
+     boards that are smaller on it, and for every board, and the
+     smallest hierarchy is kept (--base chooses one);
   5. write DIR/Kconfig.NAME, DIR/Kconfig.<level>, the groups, and
      DIR/NAME.config where a board needs one; a file whose text is unchanged is not
      rewritten, and the files of an earlier import that this one does
@@ -62,9 +70,11 @@ first) but moves the symbol's line to the top of .config.
 
 With --check, each board is configured as
 
-  make ARCH=ARCH KBUILD_KCONFIG=DIR/Kconfig.NAME [KCONFIG_ALLCONFIG=DIR/NAME.config] allnoconfig
+  make ARCH=ARCH KBUILD_KCONFIG=DIR/Kconfig.NAME [KCONFIG_ALLCONFIG=DIR/NAME.config] BASE
 
-under KCONFIG_WERROR=1 and its .config compared, byte for byte, with the
+BASE being allnoconfig, or alldefconfig for a board whose first lines
+say "# kconfig-base: alldefconfig" (its NAME.config then also holds
+the symbols below their defaults, "# CONFIG_SYM is not set"), under KCONFIG_WERROR=1 and its .config compared, byte for byte, with the
 defconfig's.
 
 Exit status: 0 done (and, with --check, every board identical), 1 some
@@ -84,8 +94,9 @@ from . import kmake, util
 from .boards import Target
 from .errors import UsageError
 from .kconfig import dropped_lines
-from .placement import (GROUP_SAVING, config_text, fragment_text, levels_of,
-                        parse_needs, place)
+from .kmake import BASES
+from .placement import (GROUP_SAVING, base_needs, config_text,
+                        fragment_text, levels_of, parse_needs, place)
 from .run import Options, Run
 
 
@@ -410,10 +421,11 @@ def shared_families(fam_of, vals):
     return every or set()
 
 
-def board_needs(srctree, arch, names, configs, need, choice=()):
-    """Each board's needs for placement.place(): its selects, family,
-    member of the tree's choice @choice and defaults, and {name: why it
-    cannot be imported} (a choice in m mode)."""
+def board_needs(srctree, arch, names, configs, need, choice=(), bases=None):
+    """Each board's needs for placement.place(): its base (@bases {name:
+    configuration target}, allnoconfig where not given), selects on that
+    base, family, member of the tree's choice @choice and defaults, and
+    {name: why it cannot be imported} (a choice in m mode)."""
     fam_of = tree_levels(srctree, arch)[0]
     vals = {n: read_config(configs[n]) for n in names}
     shared = shared_families(fam_of, vals)
@@ -426,23 +438,63 @@ def board_needs(srctree, arch, names, configs, need, choice=()):
                 'cannot set: %s' % ' '.join(nd['bad'])
             continue
         family, cpu = levels_of(vals[n], fam_of, choice)
-        boards[n] = {'select': set(nd['select']), 'family': family,
-                     'cpu': cpu, 'default': nd['default']}
+        base = (bases or {}).get(n, BASES[0])
+        boards[n] = {'select': base_needs(nd, base)[0], 'family': family,
+                     'cpu': cpu, 'default': nd['default'], 'base': base}
     return boards, bad
 
 
+def base_plans(names, need, configs, base, larger):
+    """The bases to try, each {name: configuration target}: with @base
+    "auto", allnoconfig for every board (the plan's), and when @larger
+    (that hierarchy has more lines than the defconfigs) also alldefconfig
+    for each board that needs fewer lines on it, and for every board;
+    else @base for every board."""
+    if base != 'auto':
+        return [dict.fromkeys(names, base)]
+    plans = [dict.fromkeys(names, BASES[0])]
+    if larger:
+        def cost(n, b):
+            sel, val = base_needs(need[configs[n]], b)
+            return len(sel) + len(val)
+        plans.append({n: min(BASES, key=lambda b: (cost(n, b), b != BASES[0]))
+                      for n in names})
+        plans.append(dict.fromkeys(names, BASES[1]))
+    return plans
+
+
 def smallest_hierarchy(args, srctree, arch, configs, need, conds, rels, out,
-                       carrier):
+                       carrier, defconfig_lines):
     """The levels that make the smallest hierarchy: without a level above
     the families, and with each choice of choice_levels() (the choice that
-    divides the boards is the tree's, which one is the data's).  Returns
-    (boards, bad, nodes, placed, groups, files, flat, choice)."""
+    divides the boards is the tree's, which one is the data's); on the
+    plan's base, allnoconfig, unless the hierarchy is then larger than
+    the @defconfig_lines of the defconfigs: then the smallest of
+    base_plans().  Returns (boards, bad, nodes, placed, groups, files,
+    flat, choice)."""
     names = sorted(configs)
     vals = {n: read_config(configs[n]) for n in names}
+    choices = [()] + choice_levels(tree_levels(srctree, arch)[1], vals)
     best = None
-    for choice in [()] + choice_levels(tree_levels(srctree, arch)[1], vals):
+    for larger in (False, True):
+        if larger and (args.base != 'auto' or best[0] <= defconfig_lines):
+            break
+        for bases in base_plans(names, need, configs, args.base,
+                                larger)[1 if larger else 0:]:
+            best = hierarchy_of(args, srctree, arch, configs, need, conds,
+                                rels, out, carrier, choices, bases, best)
+    return best[1]
+
+
+def hierarchy_of(args, srctree, arch, configs, need, conds, rels, out,
+                 carrier, choices, bases, best):
+    """smallest_hierarchy() for the bases @bases: each of @choices, kept
+    when it has fewer lines than @best, (lines, result) or None.
+    Returns the new best."""
+    names = sorted(configs)
+    for choice in choices:
         boards, bad = board_needs(srctree, arch, names, configs, need,
-                                  choice)
+                                  choice, bases)
         flat = sum(len(b['select']) for b in boards.values())
         nodes, placed, groups = place(boards, arch, {} if args.no_defaults
                                       else conds, not args.no_groups,
@@ -453,7 +505,7 @@ def smallest_hierarchy(args, srctree, arch, configs, need, conds, rels, out,
         if best is None or lines < best[0]:
             best = (lines, (boards, bad, nodes, placed, groups, files, flat,
                             list(choice)))
-    return best[1]
+    return best
 
 
 def file_texts(nodes, placed, need, configs, rels, arch, out, srctree,
@@ -465,7 +517,8 @@ def file_texts(nodes, placed, need, configs, rels, arch, out, srctree,
     for key, node in sorted(nodes.items()):
         defconfig = 'arch/%s/configs/%s' % (arch, rels.get(key, key))
         if node.get('board'):
-            ctext = config_text(key, defconfig, need[configs[key]])
+            ctext = config_text(key, defconfig, need[configs[key]],
+                                node['base'])
             if ctext:
                 files[os.path.join(out, key + '.config')] = ctext
         files[os.path.join(out, 'Kconfig.' + key)] = fragment_text(
@@ -502,8 +555,11 @@ def figures(srctree, arch, out, rels, nodes, placed, groups, files,
                     'selects': len(g['select']),
                     'lines': lines['Kconfig.' + k]}
                    for k, g in sorted(groups.items())],
+        'bases': dict(collections.Counter(
+            nodes[n]['base'] for n in names if n in nodes)),
         'boards': {n: {'defconfig': 'arch/%s/configs/%s' % (arch, rels[n]),
                        'parent': nodes[n]['parent'],
+                       'base': nodes[n]['base'],
                        'groups': nodes[n].get('groups', []),
                        'selects': len(nodes[n]['select']),
                        'defaults': len(placed[n]),
@@ -603,7 +659,9 @@ def import_arch(args, srctree, arch, out, work, bindir=None):
     carrier = args.carrier or tree_carrier(srctree, arch)
     boards, bad, nodes, placed, groups, files, flat, choice = \
         smallest_hierarchy(args, srctree, arch, configs, need, conds, rels,
-                           out, carrier)
+                           out, carrier, sum(line_count(os.path.join(
+                               srctree, 'arch', arch, 'configs', rels[n]))
+                                             for n in configs))
     exceptions = dict(failed, **bad)
     names = sorted(boards)
     written = sum(write_if_changed(p, t) for p, t in sorted(files.items()))
@@ -757,6 +815,14 @@ OPTIONS = [
                               metavar='LINES', help='make a group only '
                               'where it saves at least LINES lines '
                               '(default %(default)s)')),
+    (['--base'], dict(choices=('auto',) + BASES, default='auto',
+                      help='what each board starts from: allnoconfig (the '
+                      'plan\'s), alldefconfig (the tree\'s defaults stand, '
+                      'as for a defconfig; the board\'s first lines say '
+                      '"# kconfig-base: alldefconfig"), or auto: '
+                      'allnoconfig unless the hierarchy is then larger '
+                      'than the defconfigs, and then the smaller (default '
+                      '%(default)s)')),
     (['--check'], dict(action='store_true', help='configure each board and '
                        'compare its .config')),
     (['--json'], dict(help='write the figures here')),

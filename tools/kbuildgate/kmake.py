@@ -144,16 +144,49 @@ def read_report(path):
         return None
 
 
-def configure(srctree, out, arch, target='allnoconfig', *, werror,
+# A fragment that starts from the tree's defaults says so before its
+# first line of Kconfig: "# kconfig-base: alldefconfig" (kconfig-fragment
+# import writes it where a board is smaller that way, docs/import.md)
+BASE_LINE = re.compile(r'#\s*kconfig-base:\s*(\S+)')
+BASES = ('allnoconfig', 'alldefconfig')
+
+
+def fragment_base(path):
+    """The configuration target of the fragment @path: the one its
+    "# kconfig-base: TARGET" comment names among its first comment lines,
+    or allnoconfig, the plan's.  Raises UsageError, naming the file and
+    line, for a target that is not one of BASES; an unreadable file is
+    left to make to report."""
+    try:
+        with open(path, errors='replace') as f:
+            for no, line in enumerate(f, 1):
+                if not line.startswith('#'):
+                    break
+                m = BASE_LINE.match(line)
+                if m:
+                    if m.group(1) not in BASES:
+                        raise UsageError('%s:%d: kconfig-base %s is not one '
+                                         'of %s' % (path, no, m.group(1),
+                                                    ', '.join(BASES)))
+                    return m.group(1)
+    except OSError:
+        pass
+    return BASES[0]
+
+
+def configure(srctree, out, arch, target=None, *, werror,
               kconfig=None, allconfig=None, report=None, base_env=None,
               log=None, fail_on_dropped=True):
     """Run the configuration @target ("make -s O=@out ARCH=@arch
-    @target") in @srctree: with KBUILD_KCONFIG=@kconfig (a fragment),
+    @target"; by default the base of the fragment @kconfig, fragment_base(),
+    or allnoconfig) in @srctree: with KBUILD_KCONFIG=@kconfig (a fragment),
     KCONFIG_ALLCONFIG=@allconfig, KCONFIG_WERROR=1 exactly when @werror
     is true, and kconfig's JSON report in @report (default
     OUT/kconfig-report.json, removed first).  make's output goes to @log
     (a path) too.  Returns conf's kconfig.ConfResult, with 'command' and
     'report_file' (None when conf wrote no report) added."""
+    if target is None:
+        target = fragment_base(kconfig) if kconfig else BASES[0]
     os.makedirs(out, exist_ok=True)
     report = report or os.path.join(out, 'kconfig-report.json')
     if os.path.exists(report):

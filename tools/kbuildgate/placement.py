@@ -115,7 +115,8 @@ def build_hierarchy(boards, arch):
                                        else ''))
                 nodes[fparent] = {'parent': cparent, 'boards': sorted(names)}
             for n in names:
-                nodes[n] = {'parent': fparent, 'boards': [n], 'board': True}
+                nodes[n] = {'parent': fparent, 'boards': [n], 'board': True,
+                            'base': boards[n].get('base', 'allnoconfig')}
     return nodes
 
 
@@ -240,6 +241,9 @@ def fragment_text(key, node, nodes, out, srctree, carrier, defaults,
     if node.get('board'):
         text = '# %s: %s, by "kconfig-fragment import"; do not edit\n' % (
             key, defconfig)
+        if node.get('base', 'allnoconfig') != 'allnoconfig':
+            text += '# kconfig-base: %s (the tree\'s defaults stand)\n' % \
+                node['base']
     elif node.get('group'):
         text = '# %s: what %d boards share (%s), by "kconfig-fragment ' \
             'import"; do not edit\n' % (key, len(node['boards']),
@@ -262,13 +266,16 @@ def fragment_text(key, node, nodes, out, srctree, carrier, defaults,
     return text
 
 
-def config_text(key, defconfig, need):
+def config_text(key, defconfig, need, base='allnoconfig'):
     """What the fragment cannot say in place, as KCONFIG_ALLCONFIG: the
     choice members, the values that are not their defaults, and a bool or
-    tristate that a select would leave unmet (kconfig-import's "set")."""
+    tristate that a select would leave unmet (kconfig-import's "set");
+    on the alldefconfig @base, each bool or tristate below its default
+    too (base_needs()), n as "# CONFIG_SYM is not set"."""
     lines = ['CONFIG_%s=y\n' % s for s in sorted(need['choice'])]
-    lines += ['CONFIG_%s=%s\n' % (s, v[1])
-              for s, v in sorted(need['value'].items())]
+    lines += ['# CONFIG_%s is not set\n' % s if v == ('bool', 'n') else
+              'CONFIG_%s=%s\n' % (s, v[1])
+              for s, v in sorted(base_needs(need, base)[1].items())]
     if not lines:
         return None
     return '# %s: %s, the choices and values of Kconfig.%s\n' % (
@@ -297,17 +304,36 @@ def simplify(cond):
     return ' && '.join(t for i, t in enumerate(terms) if t not in terms[:i])
 
 
+def base_needs(need, base):
+    """The selects and the CONFIG values of a board on the configuration
+    target @base, from its kconfig-import @need: allnoconfig, the plan's
+    (a visible prompt is n unless selected), needs every select and the
+    values of config_text(); alldefconfig (the tree's defaults stand, as
+    for a defconfig) needs no select of a symbol that its default gives
+    ('given'), and says in CONFIG each symbol below its default
+    ('below').  Returns ({(SYM, y|m)}, {SYM: (type, text)})."""
+    selects, values = set(need.get('select', ())), dict(need['value'])
+    if base == 'allnoconfig':
+        return selects, values
+    values.update((s, ('bool', lvl)) for s, lvl in
+                  need.get('below', {}).items())
+    given = need.get('given', set())
+    return {(s, lvl) for s, lvl in selects if s not in given}, values
+
+
 def parse_needs(text):
     """The output of tools/import/kconfig-import: {path: {'select':
     {(SYM, y|m)}, 'value': {SYM: (type, text)}, 'choice': {SYM}, 'bad':
-    [SYM], 'default': {SYM: (T, R, D)}}} for each .config, and {SYM:
+    [SYM], 'default': {SYM: (T, R, D)}, 'below': {SYM: n|m}, 'given':
+    {SYM}}} for each .config (base_needs() reads the last two), and {SYM:
     COND} for the symbols whose default a select can restate."""
     res, cur, conds = {}, None, {}
     for line in text.splitlines():
         word, _, rest = line.partition(' ')
         if word == 'config':
             cur = res[rest] = {'select': set(), 'value': {}, 'choice': set(),
-                               'bad': [], 'default': {}}
+                               'bad': [], 'default': {}, 'below': {},
+                               'given': set()}
         elif word == 'cond':
             sym, cond = rest.split(' ', 1)
             conds[sym] = simplify(cond)
@@ -323,6 +349,11 @@ def parse_needs(text):
         elif word == 'set':
             sym, level = rest.split()
             cur['value'][sym] = ('bool', level)
+        elif word == 'below':
+            sym, level = rest.split()
+            cur['below'][sym] = level
+        elif word == 'given':
+            cur['given'].add(rest)
         elif word == 'choice':
             cur['choice'].add(rest)
         elif word == 'tristate-choice':
