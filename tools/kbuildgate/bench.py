@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """kconfig-bench - instruction counts and gate wall time, stock against patched.
 
-  kconfig-bench [--json FILE] [--part instructions|gate|audit|audit-all|import]
+  kconfig-bench [--json FILE]
+                [--part instructions|gate|audit|audit-all|import|builds]
                 [--defconfigs N]
 
 Part "instructions" runs conf under valgrind's callgrind, which counts instructions rather
@@ -67,6 +68,13 @@ of the import (goal: <= 900 s) and of the regeneration of every board
 exception with its reason, and fewer lines than the defconfigs in every
 architecture with more than two.
 
+Part "builds" builds a sample board of each architecture whose Debian
+cross compiler is installed (bench_import.bench_builds()): the board
+with the fewest symbols at y that the compiler can build, configured
+from its fragment with that compiler, then "make vmlinux" (goal: each
+builds, within 1800 s); the boards of the part "import", or of "make -f
+Kbuild.mk import-all".  Not in CI.
+
 kismet, the peer reference, does not run here (no kmax), so its hour per
 architecture is quoted, not measured.
 
@@ -96,7 +104,7 @@ import tempfile
 import time
 from . import kmake, util
 from .bench_audit import bench_audit, bench_audit_all
-from .bench_import import bench_import
+from .bench_import import bench_builds, bench_import
 
 TOP = util.TOP
 BUILD = util.TREES  # the trees of KERNEL_VERSION (util.py)
@@ -359,7 +367,7 @@ def main():
     ap.add_argument('--json', help='write the figures here')
     ap.add_argument('--part', action='append',
                     choices=('instructions', 'gate', 'audit', 'audit-all',
-                             'import'),
+                             'import', 'builds'),
                     help='run only this part (default: all)')
     ap.add_argument('--case', action='append', metavar='NAME',
                     choices=[c[0] for c in CASES],
@@ -369,7 +377,7 @@ def main():
                     help='time the gate over the first N defconfigs only')
     args = ap.parse_args()
     parts = args.part or ['instructions', 'gate', 'audit', 'audit-all',
-                          'import']
+                          'import', 'builds']
     if 'instructions' in parts and not shutil.which('valgrind'):
         print('kconfig-bench: valgrind not found', file=sys.stderr)
         return 2
@@ -402,6 +410,12 @@ def main():
                 print('kconfig-fragment import --arch all --check, every '
                       'defconfig of every architecture:', flush=True)
                 good, figures['import'] = bench_import(tmp)
+                ok = ok and good
+            if 'builds' in parts:
+                print('a sample board of each architecture, built with '
+                      'Debian\'s cross compiler:', flush=True)
+                good, figures['builds'] = bench_builds(
+                    tmp, figures.get('import', {}).get('imported'))
                 ok = ok and good
         except RuntimeError as e:
             print('kconfig-bench: %s' % e, file=sys.stderr)

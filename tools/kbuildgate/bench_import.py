@@ -16,15 +16,27 @@ an exception with its reason; fewer lines than the defconfigs in every
 architecture with more than two of them; the import of every
 architecture within IMPORT_SECONDS and the regeneration of every board
 within CHECK_SECONDS, on this project's 2 shared cores at nice 19.
+
+Part "builds" (bench_builds()) builds a sample of the imported boards:
+for each architecture whose Debian cross compiler is on PATH
+(kmake.DEBIAN_CROSS; the others are named with the package to install),
+the board with the fewest symbols at y among those that compiler can
+build, configured from its fragment on its base under KCONFIG_WERROR=1
+with that compiler, then "make vmlinux" on every core.  Goals: every
+sample configures and builds, each within BUILD_SECONDS; a sample with
+more than MAX_SAMPLE_Y symbols at y (arm64's one board, defconfig) is
+named, not built.  The boards are those of the part "import" when it
+ran, else those of "make -f Kbuild.mk import-all".
 """
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
 
-from . import util
+from . import kmake, util
 
 TOP = util.TOP
 BUILD = util.TREES  # the trees of KERNEL_VERSION (util.py)
@@ -32,6 +44,8 @@ BUILD = util.TREES  # the trees of KERNEL_VERSION (util.py)
 # batches, kconfig-import, the placement) and the regeneration of every
 # board
 IMPORT_SECONDS, CHECK_SECONDS = 900, 1800
+# a sample build, on 2 shared cores; the largest sample built
+BUILD_SECONDS, MAX_SAMPLE_Y = 1800, 2000
 
 
 def goals_of(doc):
@@ -104,6 +118,9 @@ def bench_import(tmp):
         'exceptions': {a: r['exceptions'] for a, r in doc['arches'].items()
                        if r['exceptions']},
         'table': rows, 'missed': missed}
+    figures['imported'] = (os.path.join(out, 'boards'),
+                           os.path.join(out, 'work'),
+                           os.path.join(out, 'import.json'))
     print('  import %.1f s (goal <= %d s), regeneration %.1f s (goal <= %d '
           's), %d of %d boards byte for byte: %s' % (
               figures['import_seconds'], IMPORT_SECONDS,
@@ -111,3 +128,125 @@ def bench_import(tmp):
               figures['identical'], figures['defconfigs'],
               'ok' if not missed else 'MISSED'), flush=True)
     return not missed, figures
+
+
+def sample_board(arch, report, work):
+    """The board of @arch to build: of the boards of its import @report
+    (its JSON) whose defconfig's .config (in the import's @work folder)
+    has the line that Debian's compiler needs (kmake.DEBIAN_CROSS), the
+    one with the fewest symbols at y.  Returns (name, symbols at y), or
+    (None, 0)."""
+    need = kmake.DEBIAN_CROSS[arch][2]
+    best = (None, 0)
+    for n in sorted(report['boards']):
+        cfg = os.path.join(work, arch, 'defconfigs', n if n == 'defconfig'
+                           else n + '_defconfig', '.config')
+        try:
+            with open(cfg) as f:
+                text = f.read()
+        except OSError:
+            continue
+        if need and not re.search('^%s$' % re.escape(need), text, re.M):
+            continue
+        y = len(re.findall(r'^CONFIG_\w+=y$', text, re.M))
+        if best[0] is None or y < best[1]:
+            best = (n, y)
+    return best
+
+
+def build_sample(tree, arch, boards, name, out):
+    """Configure the board @name of the folder @boards with Debian's
+    compiler for @arch, on its base, under KCONFIG_WERROR=1, and build
+    vmlinux in @out.  Returns its figures: status (PASS, or the step
+    that failed), seconds of each step, log."""
+    prefix = kmake.cross_compile(arch)
+    variables = ['CROSS_COMPILE=' + prefix] if prefix else []
+    frag = os.path.join(boards, 'Kconfig.' + name)
+    cf = os.path.join(boards, name + '.config')
+    log = os.path.join(out, 'build.log')
+    start = time.monotonic()
+    res = kmake.configure(tree, out, arch, werror=True, kconfig=frag,
+                          allconfig=cf if os.path.isfile(cf) else None,
+                          log=os.path.join(out, 'configure.log'),
+                          variables=variables)
+    fig = {'board': name, 'base': kmake.fragment_base(frag),
+           'cross_compile': prefix, 'log': log,
+           'configure_seconds': round(time.monotonic() - start, 1)}
+    if res['returncode']:
+        return dict(fig, status='configure', log=os.path.join(
+            out, 'configure.log'))
+    start = time.monotonic()
+    ps = kmake.make(tree, out, arch, 'vmlinux', jobs=os.cpu_count() or 1,
+                    variables=variables, env=kmake.environment())
+    with open(log, 'w') as f:
+        f.write('$ %s\n%s(exit %d)\n' % (' '.join(ps.args), ps.stdout,
+                                          ps.returncode))
+    fig['build_seconds'] = round(time.monotonic() - start, 1)
+    fig['status'] = 'PASS' if ps.returncode == 0 else 'build'
+    return fig
+
+
+def bench_builds(tmp, imported=None):
+    """Build a sample board of each architecture (see the module).
+    @imported: (boards folder, work folder, JSON) of the part "import",
+    else those of "make -f Kbuild.mk import-all".  Returns (every goal
+    met, the figures).  Raises RuntimeError without an import."""
+    base = os.path.join(BUILD, 'out', 'import-all')
+    boards, work, doc = imported or (
+        os.path.join(base, 'boards'), os.path.join(base, 'work'),
+        os.path.join(base, 'import.json'))
+    try:
+        with open(doc) as f:
+            doc = json.load(f)
+    except (OSError, ValueError):
+        raise RuntimeError('%s: no import to sample: run the part "import" '
+                           'or "make -f Kbuild.mk import-all"' % doc)
+    tree = os.path.join(BUILD, 'patched')
+    figures, missed = {}, []
+    for arch, report in sorted(doc['arches'].items()):
+        if arch not in kmake.DEBIAN_CROSS:
+            figures[arch] = {'status': 'skipped', 'reason': 'Debian 12 has '
+                             'no cross compiler for it'}
+        elif not kmake.cross_compile(arch):
+            figures[arch] = {'status': 'skipped', 'reason': 'no %sgcc: '
+                             'apt-get install %s' % kmake.DEBIAN_CROSS[arch][:2]}
+        else:
+            name, y = sample_board(arch, report, work)
+            if name is None:
+                figures[arch] = {'status': 'skipped', 'reason': 'no board '
+                                 'with %s' % kmake.DEBIAN_CROSS[arch][2]}
+            elif y > MAX_SAMPLE_Y:
+                figures[arch] = {'status': 'skipped', 'board': name,
+                                 'symbols_y': y, 'reason': 'its smallest '
+                                 'board has %d symbols at y (> %d)' % (
+                                     y, MAX_SAMPLE_Y)}
+            else:
+                print('  %s: building %s (%d symbols at y)...' % (
+                    arch, name, y), flush=True)
+                figures[arch] = dict(build_sample(
+                    tree, arch, os.path.join(boards, arch), name,
+                    os.path.join(tmp, 'builds', arch)), symbols_y=y)
+        f = figures[arch]
+        if f['status'] not in ('PASS', 'skipped'):
+            missed.append('%s: %s failed at %s (%s)' % (
+                arch, f['board'], f['status'], f['log']))
+        elif f.get('build_seconds', 0) > BUILD_SECONDS:
+            missed.append('%s: %s built in %.0f s > %d s' % (
+                arch, f['board'], f['build_seconds'], BUILD_SECONDS))
+        print('  %s: %s' % (arch, f['status'] if f['status'] != 'skipped'
+                            else 'skipped: ' + f['reason']) + (
+            ' %s (%s), configure %.1f s, vmlinux %.1f s' % (
+                f['board'], f['base'], f['configure_seconds'],
+                f.get('build_seconds', 0)) if 'base' in f else ''),
+            flush=True)
+    built = sum(1 for f in figures.values() if f['status'] == 'PASS')
+    for m in missed:
+        print('  MISSED: %s' % m)
+    print('  %d architecture(s) built a sample board, %d skipped, %d '
+          'failed: %s' % (built, sum(1 for f in figures.values()
+                                     if f['status'] == 'skipped'),
+                          len(missed), 'ok' if not missed else 'MISSED'),
+          flush=True)
+    return not missed, {'goal_build_seconds': BUILD_SECONDS,
+                        'max_sample_y': MAX_SAMPLE_Y, 'arches': figures,
+                        'missed': missed}

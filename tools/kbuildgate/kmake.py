@@ -26,6 +26,7 @@ and an architecture of it (check_arch()), each a UsageError of one line
 import json
 import os
 import re
+import shutil
 import subprocess
 
 from .errors import SetupError, UsageError
@@ -61,6 +62,28 @@ def srctree_option(what='the kernel tree with the series'):
 
 # CROSS_COMPILE of each architecture that is not the host's
 CROSS_COMPILE = {'arm': 'arm-linux-gnueabi-'}
+# Debian 12's cross compilers, for builds beyond ARM (kconfig-bench's
+# part "builds"): each architecture's CROSS_COMPILE, its package, and the
+# .config line a configuration needs for that compiler to build it ('' for
+# any).  Not used to configure: kconfig asks $(CC), so a configuration
+# made with a compiler the machine lacks would fail, and one made with
+# another compiler would differ (CONFIG_CC_VERSION_TEXT...)
+DEBIAN_CROSS = {
+    'alpha': ('alpha-linux-gnu-', 'gcc-alpha-linux-gnu', ''),
+    'arm': ('arm-linux-gnueabi-', 'gcc-arm-linux-gnueabi', ''),
+    'arm64': ('aarch64-linux-gnu-', 'gcc-aarch64-linux-gnu', ''),
+    'm68k': ('m68k-linux-gnu-', 'gcc-m68k-linux-gnu', ''),
+    'mips': ('mips-linux-gnu-', 'gcc-mips-linux-gnu', 'CONFIG_32BIT=y'),
+    'parisc': ('hppa-linux-gnu-', 'gcc-hppa-linux-gnu',
+               '# CONFIG_64BIT is not set'),
+    'powerpc': ('powerpc-linux-gnu-', 'gcc-powerpc-linux-gnu',
+                'CONFIG_PPC32=y'),
+    'riscv': ('riscv64-linux-gnu-', 'gcc-riscv64-linux-gnu', ''),
+    's390': ('s390x-linux-gnu-', 'gcc-s390x-linux-gnu', ''),
+    'sh': ('sh4-linux-gnu-', 'gcc-sh4-linux-gnu', 'CONFIG_CPU_SH4=y'),
+    'sparc': ('sparc64-linux-gnu-', 'gcc-sparc64-linux-gnu', ''),
+    'x86': ('', 'gcc', ''),
+}
 # Variables of the caller's environment that would change the result, on
 # top of every KCONFIG_* one
 SCRUBBED = ('ARCH', 'SRCARCH', 'CROSS_COMPILE', 'LLVM', 'CC', 'LD', 'O',
@@ -174,16 +197,26 @@ def fragment_base(path):
     return BASES[0]
 
 
+def cross_compile(arch):
+    """The CROSS_COMPILE that builds @arch on this machine: Debian's
+    (DEBIAN_CROSS) when its gcc is on PATH, else None."""
+    prefix = DEBIAN_CROSS.get(arch, (None,))[0]
+    if prefix is None or not shutil.which(prefix + 'gcc'):
+        return None
+    return prefix
+
+
 def configure(srctree, out, arch, target=None, *, werror,
               kconfig=None, allconfig=None, report=None, base_env=None,
-              log=None, fail_on_dropped=True):
+              log=None, fail_on_dropped=True, variables=()):
     """Run the configuration @target ("make -s O=@out ARCH=@arch
     @target"; by default the base of the fragment @kconfig, fragment_base(),
     or allnoconfig) in @srctree: with KBUILD_KCONFIG=@kconfig (a fragment),
     KCONFIG_ALLCONFIG=@allconfig, KCONFIG_WERROR=1 exactly when @werror
     is true, and kconfig's JSON report in @report (default
     OUT/kconfig-report.json, removed first).  make's output goes to @log
-    (a path) too.  Returns conf's kconfig.ConfResult, with 'command' and
+    (a path) too; @variables go on make's command line
+    (CROSS_COMPILE=...).  Returns conf's kconfig.ConfResult, with 'command' and
     'report_file' (None when conf wrote no report) added."""
     if target is None:
         target = fragment_base(kconfig) if kconfig else BASES[0]
@@ -193,9 +226,10 @@ def configure(srctree, out, arch, target=None, *, werror,
         os.unlink(report)
     env = environment(base_env, werror=werror, report=report,
                       kconfig=kconfig, allconfig=allconfig)
-    cmd = command(srctree, out, arch, target, quiet=True)
+    cmd = command(srctree, out, arch, target, quiet=True,
+                  variables=variables)
     try:
-        ps = make(srctree, out, arch, target, env=env)
+        ps = make(srctree, out, arch, target, env=env, variables=variables)
         rc, output = ps.returncode, ps.stdout
     except OSError as err:
         rc, output = 127, '%s: %s\n' % (cmd[0], err)

@@ -16,7 +16,6 @@ It runs nothing and reads no file.
 
 import collections
 import os
-import re
 
 MULTI_FAMILIES = 3
 # a group is worth a file of its own when it saves this many lines
