@@ -9,7 +9,8 @@ and CONFIG_FRAGMENT, ARCH, MACHINE, CPU, EXPECT, SPARSE).  The steps are
 those of kautobuild's pipeline (run.Run), one target, each phase with its
 log in OUT/BOARD/:
 
-  import     for IMPORT=NAME: "kconfig-fragment import --check" of
+  import     for IMPORT=NAME: "kconfig-fragment import --check --base
+             allnoconfig" (the plan's form) of
              NAME_defconfig into OUT/BOARD/import/ (the generated board,
              its .config compared with the defconfig's), which is then
              the FRAGMENT, its NAME.config and CONFIG_FRAGMENT together
@@ -148,8 +149,9 @@ def check(board, name, srctree):
 
 
 def import_board(run, board, srctree, out):
-    """For IMPORT=NAME: the board that "kconfig-fragment import --check"
-    makes of NAME_defconfig, in @out/import/, becomes @board's FRAGMENT,
+    """For IMPORT=NAME: the board that "kconfig-fragment import --check
+    --base allnoconfig" makes of NAME_defconfig, in @out/import/, becomes
+    @board's FRAGMENT,
     and its NAME.config with the board's CONFIG_FRAGMENT its
     CONFIG_FRAGMENT (@out/allconfig).  Returns the import's exit
     status."""
@@ -159,6 +161,8 @@ def import_board(run, board, srctree, out):
         sys.executable, os.path.join(TOP, 'tools', 'kconfig-fragment'),
         'import', '--srctree', srctree, '--arch', board['ARCH'], '--out',
         imported, '--work', os.path.join(out, 'import-work'), '--check',
+        # the plan's form: alone, a board is smaller on alldefconfig
+        '--base', 'allnoconfig',
         '--json', os.path.join(out, 'import.json'), name],
         os.path.join(out, 'import.log'))
     board['FRAGMENT'] = os.path.join(imported, 'Kconfig.' + name)
