@@ -74,7 +74,8 @@ With --check, each board is configured as
 
 BASE being allnoconfig, or alldefconfig for a board whose first lines
 say "# kconfig-base: alldefconfig" (its NAME.config then also holds
-the symbols below their defaults, "# CONFIG_SYM is not set"), under KCONFIG_WERROR=1 and its .config compared, byte for byte, with the
+the symbols below their defaults, "# CONFIG_SYM is not set"), under
+KCONFIG_WERROR=1 and its .config compared, byte for byte, with the
 defconfig's.
 
 Exit status: 0 done (and, with --check, every board identical), 1 some
@@ -444,23 +445,21 @@ def board_needs(srctree, arch, names, configs, need, choice=(), bases=None):
     return boards, bad
 
 
-def base_plans(names, need, configs, base, larger):
-    """The bases to try, each {name: configuration target}: with @base
-    "auto", allnoconfig for every board (the plan's), and when @larger
-    (that hierarchy has more lines than the defconfigs) also alldefconfig
-    for each board that needs fewer lines on it, and for every board;
-    else @base for every board."""
+def base_plans(names, need, configs, base):
+    """The bases to try, each {name: configuration target}: @base for
+    every board; with @base "auto", allnoconfig for every board (the
+    plan's), then alldefconfig for each board that needs fewer lines on
+    it, then alldefconfig for every board."""
     if base != 'auto':
         return [dict.fromkeys(names, base)]
-    plans = [dict.fromkeys(names, BASES[0])]
-    if larger:
-        def cost(n, b):
-            sel, val = base_needs(need[configs[n]], b)
-            return len(sel) + len(val)
-        plans.append({n: min(BASES, key=lambda b: (cost(n, b), b != BASES[0]))
-                      for n in names})
-        plans.append(dict.fromkeys(names, BASES[1]))
-    return plans
+
+    def cost(n, b):
+        sel, val = base_needs(need[configs[n]], b)
+        return len(sel) + len(val)
+    return [dict.fromkeys(names, BASES[0]),
+            {n: min(BASES, key=lambda b: (cost(n, b), b != BASES[0]))
+             for n in names},
+            dict.fromkeys(names, BASES[1])]
 
 
 def smallest_hierarchy(args, srctree, arch, configs, need, conds, rels, out,
@@ -476,13 +475,11 @@ def smallest_hierarchy(args, srctree, arch, configs, need, conds, rels, out,
     vals = {n: read_config(configs[n]) for n in names}
     choices = [()] + choice_levels(tree_levels(srctree, arch)[1], vals)
     best = None
-    for larger in (False, True):
-        if larger and (args.base != 'auto' or best[0] <= defconfig_lines):
-            break
-        for bases in base_plans(names, need, configs, args.base,
-                                larger)[1 if larger else 0:]:
-            best = hierarchy_of(args, srctree, arch, configs, need, conds,
-                                rels, out, carrier, choices, bases, best)
+    for i, bases in enumerate(base_plans(names, need, configs, args.base)):
+        if i == 1 and best[0] <= defconfig_lines:
+            break       # the plan's base is small enough
+        best = hierarchy_of(args, srctree, arch, configs, need, conds, rels,
+                            out, carrier, choices, bases, best)
     return best[1]
 
 
