@@ -3,6 +3,7 @@
 
   kconfig-bench [--json FILE]
                 [--part instructions|gate|audit|audit-all|import|builds]
+                [--build-arch ARCH]
                 [--defconfigs N]
 
 Part "instructions" runs conf under valgrind's callgrind, which counts instructions rather
@@ -373,6 +374,9 @@ def main():
                     choices=[c[0] for c in CASES],
                     help='count only this case of part "instructions" '
                     '(default: all): %s' % ', '.join(c[0] for c in CASES))
+    ap.add_argument('--build-arch', action='append', metavar='ARCH',
+                    help='build the sample of this architecture only, in '
+                    'part "builds" (default: every one)')
     ap.add_argument('--defconfigs', type=int, default=None, metavar='N',
                     help='time the gate over the first N defconfigs only')
     args = ap.parse_args()
@@ -415,7 +419,8 @@ def main():
                 print('a sample board of each architecture, built with '
                       'Debian\'s cross compiler:', flush=True)
                 good, figures['builds'] = bench_builds(
-                    tmp, figures.get('import', {}).get('imported'))
+                    tmp, figures.get('import', {}).get('imported'),
+                    args.build_arch)
                 ok = ok and good
         except RuntimeError as e:
             print('kconfig-bench: %s' % e, file=sys.stderr)

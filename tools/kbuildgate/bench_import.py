@@ -186,11 +186,12 @@ def build_sample(tree, arch, boards, name, out):
     return fig
 
 
-def bench_builds(tmp, imported=None):
-    """Build a sample board of each architecture (see the module).
-    @imported: (boards folder, work folder, JSON) of the part "import",
-    else those of "make -f Kbuild.mk import-all".  Returns (every goal
-    met, the figures).  Raises RuntimeError without an import."""
+def bench_builds(tmp, imported=None, only=None):
+    """Build a sample board of each architecture (see the module), or of
+    those of @only.  @imported: (boards folder, work folder, JSON) of the
+    part "import", else those of "make -f Kbuild.mk import-all".  Returns
+    (every goal met, the figures).  Raises RuntimeError without an
+    import, or for an architecture of @only that it does not have."""
     base = os.path.join(BUILD, 'out', 'import-all')
     boards, work, doc = imported or (
         os.path.join(base, 'boards'), os.path.join(base, 'work'),
@@ -203,7 +204,13 @@ def bench_builds(tmp, imported=None):
                            'or "make -f Kbuild.mk import-all"' % doc)
     tree = os.path.join(BUILD, 'patched')
     figures, missed = {}, []
+    unknown = sorted(set(only or ()) - set(doc['arches']))
+    if unknown:
+        raise RuntimeError('--build-arch %s: not an architecture of the '
+                           'import' % ' '.join(unknown))
     for arch, report in sorted(doc['arches'].items()):
+        if only and arch not in only:
+            continue
         if arch not in kmake.DEBIAN_CROSS:
             figures[arch] = {'status': 'skipped', 'reason': 'Debian 12 has '
                              'no cross compiler for it'}

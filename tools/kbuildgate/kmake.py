@@ -81,6 +81,7 @@ DEBIAN_CROSS = {
     's390': ('s390x-linux-gnu-', 'gcc-s390x-linux-gnu', ''),
     'sh': ('sh4-linux-gnu-', 'gcc-sh4-linux-gnu', 'CONFIG_CPU_SH4=y'),
     'sparc': ('sparc64-linux-gnu-', 'gcc-sparc64-linux-gnu', ''),
+    'um': ('', 'gcc', ''),
     'x86': ('', 'gcc', ''),
 }
 # Variables of the caller's environment that would change the result, on
