@@ -44,5 +44,12 @@ def test_cross_compile_only_when_installed(tmp_path, monkeypatch):
     gcc.write_text('#!/bin/sh\n')
     gcc.chmod(gcc.stat().st_mode | stat.S_IEXEC)
     assert kmake.cross_compile('riscv') == 'riscv64-linux-gnu-'
+    # x86 and um build with the machine's own gcc: no CROSS_COMPILE, but
+    # a compiler all the same ('' is not None)
+    assert kmake.cross_compile('x86') is None
+    (tmp_path / 'gcc').write_text('#!/bin/sh\n')
+    (tmp_path / 'gcc').chmod(0o755)
+    assert kmake.cross_compile('x86') == ''
+    assert kmake.cross_compile('um') == ''
     assert os.path.basename(str(gcc)).startswith(
         kmake.DEBIAN_CROSS['riscv'][0])

@@ -214,7 +214,7 @@ def bench_builds(tmp, imported=None, only=None):
         if arch not in kmake.DEBIAN_CROSS:
             figures[arch] = {'status': 'skipped', 'reason': 'Debian 12 has '
                              'no cross compiler for it'}
-        elif not kmake.cross_compile(arch):
+        elif kmake.cross_compile(arch) is None:
             figures[arch] = {'status': 'skipped', 'reason': 'no %sgcc: '
                              'apt-get install %s' % kmake.DEBIAN_CROSS[arch][:2]}
         else:
