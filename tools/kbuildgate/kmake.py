@@ -70,6 +70,7 @@ CROSS_COMPILE = {'arm': 'arm-linux-gnueabi-'}
 # another compiler would differ (CONFIG_CC_VERSION_TEXT...)
 DEBIAN_CROSS = {
     'alpha': ('alpha-linux-gnu-', 'gcc-alpha-linux-gnu', ''),
+    'arc': ('arc-linux-gnu-', 'gcc-arc-linux-gnu', 'CONFIG_ISA_ARCV2=y'),
     'arm': ('arm-linux-gnueabi-', 'gcc-arm-linux-gnueabi', ''),
     'arm64': ('aarch64-linux-gnu-', 'gcc-aarch64-linux-gnu', ''),
     'm68k': ('m68k-linux-gnu-', 'gcc-m68k-linux-gnu', ''),
