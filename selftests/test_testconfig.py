@@ -19,9 +19,25 @@ def run_testconfig(tree, out):
     return ps, int(m.group(1)) if m else 0
 
 
+def only_broken_pipes(stdout):
+    """Did every failed test of a testconfig run fail with the
+    BrokenPipeError of stock 6.1's and 6.12's conftest.py (the race that
+    test_conf_closing_its_input shows), and nothing else?"""
+    failed = re.findall(r'^FAILED \S+ - (\w+)', stdout, re.M)
+    return bool(failed) and set(failed) == {'BrokenPipeError'}
+
+
 @pytest.mark.stock
 def test_stock_testconfig(tmp_path):
-    ps, passed = run_testconfig(PRISTINE, tmp_path)
+    """Stock's own kconfig tests pass on the stock tree.  Stock 6.1's and
+    6.12's interactive tests can lose the race with conf's exit under
+    load (BrokenPipeError, about one run in twelve; the series fixes it):
+    such a run, and only such a run, is made again, up to three runs."""
+    for attempt in range(3):
+        ps, passed = run_testconfig(PRISTINE, tmp_path / str(attempt))
+        if ps.returncode == 0 or not STOCK_TESTS_BROKEN_PIPE or \
+                not only_broken_pipes(ps.stdout):
+            break
     assert ps.returncode == 0, ps.stdout
     assert passed == STOCK_TESTS
 
