@@ -35,8 +35,9 @@
 #                  cached tree; on stock 7.2, ARM cold and every architecture
 #                  cold and warm (--arch all, about an hour on a loaded
 #                  machine); every defconfig of every architecture imported
-#                  and regenerated (tools/kconfig-bench; exit 1 on a missed
-#                  goal)
+#                  and regenerated, and a sample board of each built with
+#                  Debian's cross compiler where it is installed
+#                  (tools/kconfig-bench; exit 1 on a missed goal)
 #   diffharness    random board fragments on ARM and x86, stock kconfig against
 #                  patched (identical .config, same warnings, each once), then
 #                  the hints followed round by round (tools/kconfig-diffharness);
